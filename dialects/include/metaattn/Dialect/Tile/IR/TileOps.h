@@ -1,0 +1,42 @@
+//===- TileOps.h - tile dialect operations, types, attributes ----*- C++ -*-===//
+#ifndef METAATTN_DIALECT_TILE_IR_TILEOPS_H
+#define METAATTN_DIALECT_TILE_IR_TILEOPS_H
+
+#include "metaattn/Dialect/Tile/IR/TileDialect.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include "metaattn/Dialect/Tile/IR/TileEnums.h.inc"
+#define GET_ATTRDEF_CLASSES
+#include "metaattn/Dialect/Tile/IR/TileAttrs.h.inc"
+#define GET_TYPEDEF_CLASSES
+#include "metaattn/Dialect/Tile/IR/TileTypes.h.inc"
+#define GET_OP_CLASSES
+#include "metaattn/Dialect/Tile/IR/TileOps.h.inc"
+
+namespace metaattn::tile {
+
+/// The memory space of a local buffer, or std::nullopt for a memref outside tile's spaces.
+std::optional<MemorySpace> getMemorySpace(mlir::MemRefType type);
+inline bool isShared(mlir::Type type) {
+  auto m = mlir::dyn_cast<mlir::MemRefType>(type);
+  return m && getMemorySpace(m) == MemorySpace::shared;
+}
+inline bool isFragment(mlir::Type type) {
+  auto m = mlir::dyn_cast<mlir::MemRefType>(type);
+  return m && getMemorySpace(m) == MemorySpace::fragment;
+}
+/// memref<shape x elementType, #tile.space<space>>.
+mlir::MemRefType getBufferType(mlir::MLIRContext *ctx, llvm::ArrayRef<int64_t> shape,
+                               mlir::Type elementType, MemorySpace space);
+/// The layout a fragment was given by tile-infer-layout (null when none yet).
+FragmentLayoutAttr getFragmentLayout(mlir::Value buffer);
+
+} // namespace metaattn::tile
+
+#endif // METAATTN_DIALECT_TILE_IR_TILEOPS_H

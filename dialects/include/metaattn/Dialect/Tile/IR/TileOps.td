@@ -1,0 +1,224 @@
+//===- TileOps.td - tile dialect operations --------------*- tablegen -*-===//
+//
+// Operations of the tile dialect.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef METAATTN_DIALECT_TILE_IR_TILEOPS_TD
+#define METAATTN_DIALECT_TILE_IR_TILEOPS_TD
+
+include "metaattn/Dialect/Tile/IR/TileBase.td"
+include "mlir/IR/OpBase.td"
+include "mlir/IR/SymbolInterfaces.td"
+include "mlir/Interfaces/FunctionInterfaces.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/Interfaces/ControlFlowInterfaces.td"
+include "mlir/IR/BuiltinAttributes.td"
+
+def Tile_LocalBuffer : MemRefRankOf<[AnyType], [1, 2, 3]>;
+def Tile_Global : Type<CPred<"::llvm::isa<::metaattn::tile::GlobalTensorType>($_self)">,
+                       "global tile tensor", "::metaattn::tile::GlobalTensorType">;
+
+def Tile_KernelOp : Tile_Op<"kernel", [FunctionOpInterface, IsolatedFromAbove,
+                                       AutomaticAllocationScope]> {
+  let summary = "The program of one thread block";
+  let description = [{
+    Parameters are global tensors (`!tile.tensor`). `threads` is the block size. `grid` gives
+    the three launch-grid extents as triples `(param, dim, divisor)`: the extent is
+    `ceil(size(param, dim) / divisor)`, or the constant `divisor` when `param` is -1.
+
+    ```mlir
+    tile.kernel @fwd(%q: !tile.tensor<?x?x8x64xbf16>, ...)
+        attributes {threads = 128 : i64, grid = array<i64: 0, 1, 64, -1, 8, 0, 0, 0, 1>} {
+      ...
+      tile.return
+    }
+    ```
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name, TypeAttrOf<FunctionType>:$function_type,
+                       OptionalAttr<DictArrayAttr>:$arg_attrs,
+                       OptionalAttr<DictArrayAttr>:$res_attrs,
+                       DenseI64ArrayAttr:$grid, I64Attr:$threads);
+  let regions = (region SizedRegion<1>:$body);
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    ::mlir::Region *getCallableRegion() { return &getBody(); }
+    ::llvm::ArrayRef<::mlir::Type> getArgumentTypes() { return getFunctionType().getInputs(); }
+    ::llvm::ArrayRef<::mlir::Type> getResultTypes() { return getFunctionType().getResults(); }
+  }];
+}
+
+def Tile_ReturnOp : Tile_Op<"return", [Pure, Terminator, HasParent<"KernelOp">]> {
+  let summary = "End of a kernel";
+  let assemblyFormat = "attr-dict";
+}
+
+def Tile_BlockIdOp : Tile_Op<"block_id", [Pure]> {
+  let summary = "Index of this block in the launch grid along dimension 0, 1 or 2";
+  let arguments = (ins ConfinedAttr<I64Attr, [IntMinValue<0>, IntMaxValue<2>]>:$dim);
+  let results = (outs Index:$result);
+  let assemblyFormat = "$dim attr-dict";
+}
+
+def Tile_DimOp : Tile_Op<"dim", [Pure]> {
+  let summary = "Runtime size of one dimension of a global tensor";
+  let arguments = (ins Tile_Global:$tensor, I64Attr:$dim);
+  let results = (outs Index:$result);
+  let assemblyFormat = "$tensor `,` $dim attr-dict `:` type($tensor)";
+  let hasVerifier = 1;
+}
+
+def Tile_AllocOp : Tile_Op<"alloc", [MemoryEffects<[MemAlloc]>]> {
+  let summary = "A block-local buffer in shared memory or in registers";
+  let description = [{
+    `%s = tile.alloc : memref<64x128xbf16, #tile.space<shared>>`. Fragment buffers may carry a
+    `layout` attribute (`#tile.layout<...>`), set by tile-infer-layout.
+  }];
+  let arguments = (ins OptionalAttr<Tile_FragmentLayoutAttr>:$layout);
+  let results = (outs Tile_LocalBuffer:$buffer);
+  let assemblyFormat = "attr-dict `:` type($buffer)";
+  let hasVerifier = 1;
+}
+
+def Tile_StageOp : Tile_Op<"stage", [Pure]> {
+  let summary = "One stage of a multi-buffered shared buffer";
+  let description = [{
+    `tile.stage %buf[%s] : memref<2x64x128xbf16, #shared> -> memref<64x128xbf16, #shared>`
+    views stage `%s` (a runtime index) of a buffer whose leading dimension counts stages.
+  }];
+  let arguments = (ins Tile_LocalBuffer:$buffer, Index:$stage);
+  let results = (outs Tile_LocalBuffer:$result);
+  let assemblyFormat = "$buffer `[` $stage `]` attr-dict `:` type($buffer) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Tile_CopyOp : Tile_Op<"copy", [AttrSizedOperandSegments]> {
+  let summary = "Copy a tile between global memory, shared memory and fragments";
+  let description = [{
+    Exactly one of the two sides may be a global tensor, addressed by one index per dimension
+    (the window's origin). `dims` names the global dimensions that run along the local buffer's
+    rows and columns (one entry for a 1-D buffer). Reads outside the tensor's sizes give zero;
+    writes outside are skipped. Local-to-local copies convert element types. `async` (set by
+    pipelining) lets a global-to-shared copy complete later, at a `tile.async_wait`.
+
+    ```mlir
+    tile.copy %q[%b, %row0, %h, %c0] to %qs {dims = array<i64: 1, 3>}
+        : !tile.tensor<?x?x8x64xbf16> to memref<64x64xbf16, #tile.space<shared>>
+    ```
+  }];
+  let arguments = (ins AnyType:$source, Variadic<Index>:$source_indices, AnyType:$dest,
+                       Variadic<Index>:$dest_indices,
+                       OptionalAttr<DenseI64ArrayAttr>:$dims, UnitAttr:$async);
+  let assemblyFormat = [{
+    $source (`[` $source_indices^ `]`)? `to` $dest (`[` $dest_indices^ `]`)? attr-dict
+    `:` type($source) `to` type($dest)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_ReadOp : Tile_Op<"read"> {
+  let summary = "Read one element of a global tensor (zero outside its sizes)";
+  let arguments = (ins Tile_Global:$tensor, Variadic<Index>:$indices);
+  let results = (outs AnyType:$result);
+  let assemblyFormat = "$tensor `[` $indices `]` attr-dict `:` type($tensor) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Tile_FillOp : Tile_Op<"fill"> {
+  let summary = "Set every element of a local buffer";
+  let arguments = (ins Tile_LocalBuffer:$buffer, AnyType:$value);
+  let assemblyFormat = "$buffer `,` $value attr-dict `:` type($buffer) `,` type($value)";
+  let hasVerifier = 1;
+}
+
+def Tile_GemmOp : Tile_Op<"gemm"> {
+  let summary = "C += A · B (or A · Bᵀ) on the tensor cores";
+  let description = [{
+    `c` is an f32 fragment [M, N]; `a` is [M, K] in shared memory or a fragment; `b` is [K, N]
+    in shared memory, or [N, K] with `transpose_b`.
+  }];
+  let arguments = (ins Tile_LocalBuffer:$a, Tile_LocalBuffer:$b, Tile_LocalBuffer:$c,
+                       UnitAttr:$transpose_b);
+  let assemblyFormat = [{
+    $a `,` $b `,` $c attr-dict `:` type($a) `,` type($b) `,` type($c)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_ReduceOp : Tile_Op<"reduce"> {
+  let summary = "Row reduction of a 2-D fragment into a 1-D fragment";
+  let description = [{
+    `tile.reduce max %s to %m` sets `m[i] = max_j s[i, j]`; with `accumulate`,
+    `m[i] = max(m[i], max_j s[i, j])`. `sum` and `abs_sum` likewise.
+  }];
+  let arguments = (ins Tile_ReduceKindAttr:$kind, Tile_LocalBuffer:$source,
+                       Tile_LocalBuffer:$dest, UnitAttr:$accumulate);
+  let assemblyFormat = [{
+    $kind $source `to` $dest attr-dict `:` type($source) `to` type($dest)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_ParallelOp : Tile_Op<"parallel", [RecursiveMemoryEffects,
+    SingleBlockImplicitTerminator<"YieldOp">]> {
+  let summary = "Element-wise computation over a tile's index space";
+  let description = [{
+    `tile.parallel (%i, %j) in [64, 64] { ... }` runs its body once per index, in any order,
+    spread over the block's threads. The body reads and writes fragments with `memref.load` and
+    `memref.store` at indices that are the induction variables (row vectors at the row index);
+    it may use values defined above. Each element is written by the thread that owns it.
+  }];
+  let arguments = (ins DenseI64ArrayAttr:$shape);
+  let regions = (region SizedRegion<1>:$body);
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+  let skipDefaultBuilders = 1;
+  let builders = [OpBuilder<(ins "::llvm::ArrayRef<int64_t>":$shape)>];
+}
+
+def Tile_PipelinedOp : Tile_Op<"pipelined", [RecursiveMemoryEffects,
+    SingleBlockImplicitTerminator<"YieldOp">]> {
+  let summary = "A loop whose global-to-shared copies overlap with earlier iterations' compute";
+  let description = [{
+    `tile.pipelined %j = %lo to %hi stages 2 { ... }` iterates `%j` from `%lo` to `%hi` (step 1).
+    tile-pipeline-plan assigns each op of the body a stage (`tile.stage` attribute: 0 for the
+    copies that feed later ops, 1 for the rest); tile-pipeline-expand multi-buffers the shared
+    buffers written at stage 0 and rewrites the loop into a prologue and an `scf.for` whose
+    iteration `j` issues the copies of iteration `j + stages - 1`.
+  }];
+  let arguments = (ins Index:$lower, Index:$upper, I64Attr:$num_stages);
+  let regions = (region SizedRegion<1>:$body);
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+  let skipDefaultBuilders = 1;
+  let builders = [OpBuilder<(ins "::mlir::Value":$lower, "::mlir::Value":$upper,
+                                 "int64_t":$numStages)>];
+  let extraClassDeclaration = [{
+    ::mlir::BlockArgument getInductionVar() { return getBody().front().getArgument(0); }
+  }];
+}
+
+def Tile_YieldOp : Tile_Op<"yield", [Pure, Terminator,
+    ParentOneOf<["ParallelOp", "PipelinedOp"]>]> {
+  let summary = "Terminator of tile.parallel and tile.pipelined bodies";
+  let assemblyFormat = "attr-dict";
+}
+
+def Tile_BarrierOp : Tile_Op<"barrier"> {
+  let summary = "Block-wide barrier (all threads, shared memory visible)";
+  let assemblyFormat = "attr-dict";
+}
+
+def Tile_AsyncCommitOp : Tile_Op<"async_commit"> {
+  let summary = "Close the group of async copies issued by this thread so far";
+  let assemblyFormat = "attr-dict";
+}
+
+def Tile_AsyncWaitOp : Tile_Op<"async_wait"> {
+  let summary = "Wait until at most `pending` committed groups of async copies are in flight";
+  let arguments = (ins I64Attr:$pending);
+  let assemblyFormat = "$pending attr-dict";
+}
+
+#endif // METAATTN_DIALECT_TILE_IR_TILEOPS_TD
