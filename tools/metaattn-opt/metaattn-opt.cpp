@@ -1,5 +1,6 @@
 //===- metaattn-opt.cpp - mlir-opt with metaattn's dialects and passes ----===//
 #include "metaattn/Dialect/Attn/IR/AttnDialect.h"
+#include "metaattn/Dialect/Attn/Transforms/Passes.h"
 #include "metaattn/Dialect/Tile/IR/TileDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -18,6 +19,7 @@ int main(int argc, char **argv) {
                   mlir::arith::ArithDialect, mlir::math::MathDialect, mlir::func::FuncDialect,
                   mlir::memref::MemRefDialect, mlir::scf::SCFDialect,
                   mlir::tensor::TensorDialect>();
+  metaattn::attn::registerAttnTransformsPasses();
   mlir::registerCanonicalizerPass();
   mlir::registerCSEPass();
   return mlir::asMainReturnCode(

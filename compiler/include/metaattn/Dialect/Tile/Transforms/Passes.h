@@ -1,0 +1,22 @@
+//===- Passes.h - tile dialect passes ----------------------------*- C++ -*-===//
+#ifndef METAATTN_DIALECT_TILE_TRANSFORMS_PASSES_H
+#define METAATTN_DIALECT_TILE_TRANSFORMS_PASSES_H
+
+#include "metaattn/Dialect/Tile/IR/TileOps.h"
+#include "mlir/Pass/Pass.h"
+
+namespace metaattn::tile {
+
+#define GEN_PASS_DECL
+#include "metaattn/Dialect/Tile/Transforms/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "metaattn/Dialect/Tile/Transforms/Passes.h.inc"
+
+/// Attribute names used by the pipelining passes.
+constexpr llvm::StringLiteral kPipelineStageAttr = "tile.pipeline_stage";
+constexpr llvm::StringLiteral kPipelinePlannedAttr = "tile.pipeline_planned";
+
+} // namespace metaattn::tile
+
+#endif // METAATTN_DIALECT_TILE_TRANSFORMS_PASSES_H

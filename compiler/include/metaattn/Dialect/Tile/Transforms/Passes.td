@@ -1,0 +1,60 @@
+//===- Passes.td - tile dialect passes -------------------*- tablegen -*-===//
+#ifndef METAATTN_DIALECT_TILE_TRANSFORMS_PASSES_TD
+#define METAATTN_DIALECT_TILE_TRANSFORMS_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def TileInferLayout : Pass<"tile-infer-layout", "::metaattn::tile::KernelOp"> {
+  let summary = "Assign thread layouts to fragments and check that their uses agree";
+  let description = [{
+    Every 2-D fragment gets `#tile.layout<mma, warps = W>` and every 1-D fragment
+    `#tile.layout<row, warps = W>`, with `W` the kernel's warps, rows split over warps. The
+    pass then checks what the layouts require: fragment rows a multiple of 16·W, gemm
+    accumulators and register A operands with the same rows, `tile.parallel` bodies that
+    index 2-D fragments by the induction variables and 1-D fragments by the row variable
+    (so each element is touched by the thread that owns it), and row reductions between
+    fragments of the same rows. Violations are errors on the offending op.
+
+    Before: `%s = tile.alloc : memref<64x64xf32, #tile.space<fragment>>` in a 128-thread
+    kernel. After: `%s = tile.alloc {layout = #tile.layout<mma, warps = 4>} : ...`.
+  }];
+}
+
+def TilePipelinePlan : Pass<"tile-pipeline-plan", "::metaattn::tile::KernelOp"> {
+  let summary = "Assign pipeline stages to the ops of tile.pipelined loops";
+  let description = [{
+    In each `tile.pipelined` loop, copies from global to shared memory whose destination is
+    read later in the body are stage 0 (issued `stages - 1` iterations ahead); every other op
+    is stage 1. The stage is recorded as `tile.pipeline_stage` on each op of the body, and the
+    loop gets `tile.pipeline_planned`. Shared buffers written at stage 0 must be allocated
+    outside the loop and not written elsewhere in it; otherwise the pass reports why and sets
+    `stages` to 1 (no overlap).
+
+    After: `tile.copy %k[...] to %ks {dims = ..., tile.pipeline_stage = 0 : i64}`.
+  }];
+}
+
+def TilePipelineExpand : Pass<"tile-pipeline-expand", "::metaattn::tile::KernelOp"> {
+  let summary = "Rewrite planned tile.pipelined loops into a multi-buffered cp.async pipeline";
+  let description = [{
+    For a planned loop with S stages over [lo, hi): every shared buffer written at stage 0
+    gets a leading dimension of S (one copy per stage, viewed with `tile.stage`); a prologue
+    issues the stage-0 copies of iterations lo .. lo+S-2 (each group closed by
+    `tile.async_commit`); the loop becomes an `scf.for` whose iteration j waits for its own
+    copies (`tile.async_wait S-2`), synchronises the block (`tile.barrier`), issues the copies
+    of iteration j+S-1 into stage (j+S-1) mod S when that iteration exists, commits, then runs
+    the stage-1 ops on stage j mod S. Copies issued ahead are `async`.
+
+    Before:
+    ```mlir
+    tile.pipelined %j = %lo to %hi stages 2 {
+      tile.copy %k[...] to %ks {tile.pipeline_stage = 0 : i64, ...}
+      tile.gemm %qs, %ks, %s {tile.pipeline_stage = 1 : i64, transpose_b}
+    } {tile.pipeline_planned}
+    ```
+    After: `%ksb = tile.alloc : memref<2x64x64xbf16, ...>`, a prologue copy into
+    `tile.stage %ksb[0]`, and an `scf.for` as described.
+  }];
+}
+
+#endif // METAATTN_DIALECT_TILE_TRANSFORMS_PASSES_TD

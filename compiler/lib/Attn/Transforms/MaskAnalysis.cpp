@@ -1,0 +1,167 @@
+//===- MaskAnalysis.cpp - affine kv bounds of attention masks ---------------===//
+//
+// attn-mask-analysis: reads a mask region as a conjunction of comparisons and records the
+// affine kv bounds it implies, so the tiler can skip empty tiles and leave full tiles
+// unmasked without building any mask tensor at run time.
+//
+//===----------------------------------------------------------------------===//
+
+#include "metaattn/Dialect/Attn/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/Matchers.h"
+
+namespace metaattn::attn {
+#define GEN_PASS_DEF_ATTNMASKANALYSIS
+#include "metaattn/Dialect/Attn/Transforms/Passes.h.inc"
+} // namespace metaattn::attn
+
+using namespace mlir;
+using namespace metaattn::attn;
+
+namespace {
+
+/// A linear form cq·q + ckv·kv + csq·sq + cskv·skv + c over the mask's index arguments.
+struct Affine {
+  int64_t cq = 0, ckv = 0, csq = 0, cskv = 0, c = 0;
+  Affine operator+(const Affine &o) const {
+    return {cq + o.cq, ckv + o.ckv, csq + o.csq, cskv + o.cskv, c + o.c};
+  }
+  Affine scaled(int64_t k) const { return {cq * k, ckv * k, csq * k, cskv * k, c * k}; }
+  bool isConstant() const { return !cq && !ckv && !csq && !cskv; }
+};
+
+/// Expresses `value` as an affine form of the mask's index arguments, if it is one.
+std::optional<Affine> getAffine(Value value, Block &block) {
+  if (auto arg = dyn_cast<BlockArgument>(value)) {
+    if (arg.getOwner() != &block)
+      return std::nullopt;
+    Affine a;
+    switch (static_cast<IndexArg>(arg.getArgNumber())) {
+    case IndexArg::Q: a.cq = 1; return a;
+    case IndexArg::KV: a.ckv = 1; return a;
+    case IndexArg::SQ: a.csq = 1; return a;
+    case IndexArg::SKV: a.cskv = 1; return a;
+    default: return std::nullopt; // b, h and custom inputs are not affine bounds
+    }
+  }
+  APInt constant;
+  if (matchPattern(value, m_ConstantInt(&constant))) {
+    Affine a;
+    a.c = constant.getSExtValue();
+    return a;
+  }
+  Operation *op = value.getDefiningOp();
+  if (!op)
+    return std::nullopt;
+  if (auto cast = dyn_cast<arith::IndexCastOp>(op))
+    return getAffine(cast.getIn(), block);
+  if (op->getNumOperands() != 2)
+    return std::nullopt;
+  auto lhs = getAffine(op->getOperand(0), block);
+  auto rhs = getAffine(op->getOperand(1), block);
+  if (!lhs || !rhs)
+    return std::nullopt;
+  if (isa<arith::AddIOp>(op))
+    return *lhs + *rhs;
+  if (isa<arith::SubIOp>(op))
+    return *lhs + rhs->scaled(-1);
+  if (isa<arith::MulIOp>(op)) {
+    if (lhs->isConstant())
+      return rhs->scaled(lhs->c);
+    if (rhs->isConstant())
+      return lhs->scaled(rhs->c);
+  }
+  return std::nullopt;
+}
+
+/// Adds the bound of one comparison conjunct; returns false when it gives no exact bound.
+bool addComparison(arith::CmpIOp cmp, Block &block, MaskInfo &info) {
+  auto lhs = getAffine(cmp.getLhs(), block);
+  auto rhs = getAffine(cmp.getRhs(), block);
+  if (!lhs || !rhs)
+    return false;
+  // Bring every predicate to the form `form <= 0`.
+  Affine diff = *lhs + rhs->scaled(-1);
+  Affine form;
+  switch (cmp.getPredicate()) {
+  case arith::CmpIPredicate::sle: form = diff; break;
+  case arith::CmpIPredicate::slt: form = diff; form.c += 1; break;
+  case arith::CmpIPredicate::sge: form = diff.scaled(-1); break;
+  case arith::CmpIPredicate::sgt: form = diff.scaled(-1); form.c += 1; break;
+  default: return false; // unsigned and (in)equality predicates give no interval
+  }
+  if (form.ckv != 1 && form.ckv != -1)
+    return false;
+  // kv·ckv + rest <= 0.
+  Affine rest = form;
+  rest.ckv = 0;
+  KvBound bound;
+  if (form.ckv == 1) { // kv <= -rest
+    rest = rest.scaled(-1);
+    bound.upper = true;
+  } else { // kv >= rest
+    bound.upper = false;
+  }
+  bound.cq = rest.cq;
+  bound.csq = rest.csq;
+  bound.cskv = rest.cskv;
+  bound.c = rest.c;
+  info.bounds.push_back(bound);
+  return true;
+}
+
+/// Walks a conjunction; returns false when some conjunct is not an exact affine bound.
+bool collect(Value cond, Block &block, MaskInfo &info) {
+  if (matchPattern(cond, m_One()))
+    return true;
+  if (auto andOp = cond.getDefiningOp<arith::AndIOp>()) {
+    bool lhsExact = collect(andOp.getLhs(), block, info);
+    bool rhsExact = collect(andOp.getRhs(), block, info);
+    return lhsExact && rhsExact;
+  }
+  if (auto cmp = cond.getDefiningOp<arith::CmpIOp>())
+    return addComparison(cmp, block, info);
+  return false;
+}
+
+template <typename OpTy>
+void annotate(OpTy op) {
+  MaskInfo info = analyzeMask(op.getMask());
+  SmallVector<int64_t> encoded;
+  for (const KvBound &b : info.bounds)
+    encoded.append({b.upper ? 0 : 1, b.cq, b.csq, b.cskv, b.c});
+  Builder builder(op.getContext());
+  op.setMaskBoundsAttr(builder.getDenseI64ArrayAttr(encoded));
+  op.setMaskExact(info.exact);
+}
+
+struct AttnMaskAnalysisPass
+    : public metaattn::attn::impl::AttnMaskAnalysisBase<AttnMaskAnalysisPass> {
+  void runOnOperation() override {
+    getOperation()->walk([](Operation *op) {
+      if (auto attention = dyn_cast<AttentionOp>(op))
+        annotate(attention);
+      else if (auto online = dyn_cast<OnlineAttentionOp>(op))
+        annotate(online);
+    });
+  }
+};
+
+} // namespace
+
+MaskInfo metaattn::attn::analyzeMask(Region &mask) {
+  MaskInfo info;
+  Block &block = mask.front();
+  auto yield = cast<YieldOp>(block.getTerminator());
+  info.exact = collect(yield.getValues().front(), block, info);
+  return info;
+}
+
+SmallVector<KvBound> metaattn::attn::decodeMaskBounds(ArrayRef<int64_t> encoded) {
+  SmallVector<KvBound> bounds;
+  for (size_t i = 0; i + 5 <= encoded.size(); i += 5)
+    bounds.push_back({encoded[i] == 0, encoded[i + 1], encoded[i + 2], encoded[i + 3],
+                      encoded[i + 4]});
+  return bounds;
+}
