@@ -1,0 +1,238 @@
+//===- metaattn/copy.cuh - Global/shared/register copies --------*- CUDA -*-===//
+///
+/// \file
+/// Block-wide copies between global tensors (`TensorRef`) and shared tiles,
+/// register fragments and row vectors, plus the warp-level shared->fragment
+/// load (ldmatrix).
+///
+/// Window convention: a copy moves the Rows x Cols window of a rank-R tensor
+/// whose corner is `origin` (one index per dim); rows run along `rowDim`,
+/// columns along `colDim`, every other dim is fixed at its origin. Elements
+/// outside `sizes` (also negative indices) are zero-filled on loads and
+/// skipped on stores.
+///
+/// Synchronisation: `loadTileAsync` only issues copies. The caller commits
+/// (`block::asyncCommit`), waits (`block::asyncWait<N>`) and then calls
+/// `block::barrier()` before any thread reads the tile; the same barrier is
+/// needed after `loadTile`.
+///
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "metaattn/frag.cuh"
+#include "metaattn/ptx.cuh"
+#include "metaattn/smem.cuh"
+#include "metaattn/types.cuh"
+
+namespace metaattn {
+namespace dev {
+namespace block {
+
+/// Closes the current group of cp.async copies (cp.async.commit_group).
+METAATTN_DEV void asyncCommit() { ptx::cpAsyncCommit(); }
+/// Waits until at most N committed groups of this thread are still pending
+/// (cp.async.wait_group N). Follow with barrier() before reading the tile.
+template <int N> METAATTN_DEV void asyncWait() { ptx::cpAsyncWait<N>(); }
+/// Block-wide barrier and shared-memory fence (bar.sync 0).
+METAATTN_DEV void barrier() { __syncthreads(); }
+
+namespace detail {
+
+
+template <bool Async, int NThreads, class T, int Rows, int Cols, int R>
+METAATTN_DEV void loadTileImpl(SmemTile<T, Rows, Cols, 1> dst, const TensorRef<R>& src,
+                               const long long (&origin)[R], int rowDim, int colDim) {
+  using Tile = SmemTile<T, Rows, Cols, 1>;
+  static_assert(NThreads > 0 && NThreads % 32 == 0,
+                "loadTile: NThreads must be a positive multiple of 32 (whole warps)");
+  constexpr int CE = Tile::kChunkElems;
+  constexpr int kChunks = Tile::kChunks;
+  constexpr int kTotal = Rows * kChunks;
+  constexpr int kIters = (kTotal + NThreads - 1) / NThreads;
+  constexpr bool kRowAligned = NThreads % kChunks == 0; // chunk column fixed per thread
+
+  bool othersIn;
+  const long long off = dev::detail::originOffset(src, origin, rowDim, colDim, othersIn);
+  const T* base = static_cast<const T*>(src.data) + off;
+  const long long sr = src.strides[rowDim], sc = src.strides[colDim];
+  const long long r0 = origin[rowDim], c0 = origin[colDim];
+  const long long nr = src.sizes[rowDim], nc = src.sizes[colDim];
+  // 16-byte copies need contiguous columns, a 16-byte aligned corner and a
+  // row stride that keeps every row 16-byte aligned. Uniform over the block.
+  const bool vec = sc == 1 && ((unsigned long long)base & 15ull) == 0 &&
+                   ((sr * (long long)sizeof(T)) & 15ll) == 0;
+  const int tid = (int)threadIdx.x;
+
+#pragma unroll
+  for (int it = 0; it < kIters; ++it) {
+    int r, ch;
+    if constexpr (kRowAligned) {
+      r = tid / kChunks + it * (NThreads / kChunks);
+      ch = tid % kChunks;
+    } else {
+      const int idx = tid + it * NThreads;
+      r = idx / kChunks;
+      ch = idx % kChunks;
+    }
+    if (kTotal % NThreads != 0 && r >= Rows)
+      break;
+    T* sp = dst.chunkPtr(r, ch);
+    const long long gr = r0 + r;
+    const long long gc = c0 + (long long)ch * CE;
+    const bool rowIn = othersIn && (unsigned long long)gr < (unsigned long long)nr;
+    const T* rowPtr = base + (long long)r * sr;
+    if (vec && gc >= 0) {
+      const T* gp = rowPtr + ch * CE;
+      const long long avail = nc - gc; // in-bounds elements from gc on
+      const int bytes = !rowIn || avail <= 0 ? 0
+                        : avail >= CE        ? 16
+                                             : (int)avail * (int)sizeof(T);
+      if constexpr (Async) {
+        // Partial and empty chunks are zero-filled by cp.async itself.
+        ptx::cpAsync16(dev::detail::sharedAddr(sp), bytes ? (const void*)gp : src.data, bytes);
+      } else {
+        if (bytes == 16) {
+          *reinterpret_cast<uint4*>(sp) = *reinterpret_cast<const uint4*>(gp);
+        } else if (bytes == 0) {
+          *reinterpret_cast<uint4*>(sp) = make_uint4(0u, 0u, 0u, 0u);
+        } else {
+#pragma unroll
+          for (int e = 0; e < CE; ++e)
+            sp[e] = e < avail ? gp[e] : T{};
+        }
+      }
+    } else {
+      // Element-wise: strided columns, misaligned rows, or a chunk that
+      // starts before column 0.
+#pragma unroll
+      for (int e = 0; e < CE; ++e) {
+        const long long c = gc + e;
+        const bool in = rowIn && (unsigned long long)c < (unsigned long long)nc;
+        sp[e] = in ? rowPtr[(long long)(ch * CE + e) * sc] : T{};
+      }
+    }
+  }
+}
+} // namespace detail
+
+/// Issues cp.async copies of the Rows x Cols window of `src` (element type T)
+/// at `origin` into `dst`; zero-fills out-of-bounds elements. Fast path: one
+/// 16-byte `cp.async.cg` per chunk (partial and fully out-of-bounds chunks
+/// through its src-size operand) when strides[colDim] == 1 and the window's
+/// corner and row stride are 16-byte aligned; otherwise element-wise loads
+/// and shared stores (complete on return). Does not commit or wait.
+template <int NThreads, class T, int Rows, int Cols, int R>
+METAATTN_DEV void loadTileAsync(SmemTile<T, Rows, Cols, 1> dst, const TensorRef<R>& src,
+                                const long long (&origin)[R], int rowDim, int colDim) {
+  detail::loadTileImpl<true, NThreads>(dst, src, origin, rowDim, colDim);
+}
+
+/// Synchronous loadTileAsync: 16-byte loads/stores on the fast path, no
+/// cp.async; nothing is pending on return (a barrier is still needed before
+/// other threads read the tile).
+template <int NThreads, class T, int Rows, int Cols, int R>
+METAATTN_DEV void loadTile(SmemTile<T, Rows, Cols, 1> dst, const TensorRef<R>& src,
+                           const long long (&origin)[R], int rowDim, int colDim) {
+  detail::loadTileImpl<false, NThreads>(dst, src, origin, rowDim, colDim);
+}
+
+/// Converts fragment `f` (float or 16-bit) to T and writes its M x N window
+/// at `origin`, skipping elements out of bounds. Adjacent column pairs are
+/// written with one 4- or 8-byte store when contiguous and aligned. Threads
+/// of warps >= Warps (e.g. producer warps) write nothing.
+template <int NThreads, class T, int R, class S, int M, int N, int W>
+METAATTN_DEV void storeFrag(const TensorRef<R>& dst, const long long (&origin)[R], int rowDim,
+                            int colDim, const Frag<S, M, N, W>& f) {
+  using F = Frag<S, M, N, W>;
+  static_assert(NThreads >= 32 * W, "storeFrag: NThreads is smaller than the fragment's warps");
+  if (NThreads > 32 * W && dev::detail::warpId() >= W)
+    return;
+  bool othersIn;
+  const long long off = dev::detail::originOffset(dst, origin, rowDim, colDim, othersIn);
+  T* base = static_cast<T*>(dst.data) + off;
+  const long long sr = dst.strides[rowDim], sc = dst.strides[colDim];
+  const long long r0 = origin[rowDim], c0 = origin[colDim];
+  const long long nr = dst.sizes[rowDim], nc = dst.sizes[colDim];
+#pragma unroll
+  for (int e = 0; e < F::kElems; e += 2) {
+    const int i = F::row(e), j = F::col(e);
+    const long long gr = r0 + i, gc = c0 + j;
+    if (!othersIn || (unsigned long long)gr >= (unsigned long long)nr)
+      continue;
+    T* p = base + (long long)i * sr + (long long)j * sc;
+    const T lo = convertElem<T>(f[e]), hi = convertElem<T>(f[e + 1]);
+    const bool pairIn = gc >= 0 && gc + 1 < nc;
+    if (sc == 1 && pairIn && ((unsigned long long)p & (2 * sizeof(T) - 1)) == 0) {
+      if constexpr (sizeof(T) == 4) {
+        *reinterpret_cast<float2*>(p) = make_float2(toFloat(lo), toFloat(hi));
+      } else if constexpr (dev::detail::IsSame<S, float>::value) {
+        *reinterpret_cast<unsigned*>(p) = packFloat2<T>(f[e], f[e + 1]);
+      } else {
+        *reinterpret_cast<unsigned*>(p) = packPair(lo, hi);
+      }
+    } else {
+      if ((unsigned long long)gc < (unsigned long long)nc)
+        p[0] = lo;
+      if ((unsigned long long)(gc + 1) < (unsigned long long)nc)
+        p[sc] = hi;
+    }
+  }
+}
+
+/// Writes row vector `v` (converted to T) along `rowDim` at `origin`: one lane
+/// per quad writes each in-bounds row. Warps >= W write nothing.
+template <class T, int R, int M, int W>
+METAATTN_DEV void storeRowVec(const TensorRef<R>& dst, const long long (&origin)[R], int rowDim,
+                              const RowVec<M, W>& v) {
+  if (dev::detail::warpId() >= W || (dev::detail::laneId() & 3) != 0)
+    return;
+  bool othersIn;
+  const long long off = dev::detail::originOffset(dst, origin, rowDim, rowDim, othersIn);
+  T* base = static_cast<T*>(dst.data) + off;
+  const long long sr = dst.strides[rowDim], r0 = origin[rowDim], nr = dst.sizes[rowDim];
+#pragma unroll
+  for (int s = 0; s < RowVec<M, W>::kSlots; ++s) {
+    const int i = RowVec<M, W>::row(s);
+    if (othersIn && (unsigned long long)(r0 + i) < (unsigned long long)nr)
+      base[(long long)i * sr] = fromFloat<T>(v[s]);
+  }
+}
+
+} // namespace block
+
+namespace warp {
+
+/// Loads this warp's rows of an M x N shared tile into fragment `f`
+/// (ldmatrix.x4 per 16x16 block, .x2 for a trailing 16x8 block).
+template <class T, int M, int N, int W>
+METAATTN_DEV void loadFrag(Frag<T, M, N, W>& f, SmemTile<T, M, N, 1> s) {
+  using F = Frag<T, M, N, W>;
+  static_assert(dev::detail::Is16Bit<T>::value, "loadFrag: only bf16/fp16 fragments (ldmatrix is b16)");
+  const int lane = dev::detail::laneId();
+  const int rowBase = dev::detail::warpId() * F::kRowsPerWarp + (lane & 15);
+#pragma unroll
+  for (int mt = 0; mt < F::MT; ++mt) {
+#pragma unroll
+    for (int np = 0; np < F::NT / 2; ++np) {
+      // Matrices: (rows 0-7, chunk 2np), (rows 8-15, 2np), (0-7, 2np+1), (8-15, 2np+1).
+      unsigned r[4];
+      ptx::ldmatrixX4(r, s.chunkAddr(rowBase + mt * 16, (2 * np) ^ (lane >> 4)));
+      const int e0 = (mt * F::NT + 2 * np) * 4, e1 = e0 + 4;
+      unpackPair(r[0], f[e0 + 0], f[e0 + 1]);
+      unpackPair(r[1], f[e0 + 2], f[e0 + 3]);
+      unpackPair(r[2], f[e1 + 0], f[e1 + 1]);
+      unpackPair(r[3], f[e1 + 2], f[e1 + 3]);
+    }
+    if constexpr (F::NT % 2 == 1) {
+      unsigned r[2];
+      ptx::ldmatrixX2(r, s.chunkAddr(rowBase + mt * 16, F::NT - 1));
+      const int e0 = (mt * F::NT + F::NT - 1) * 4;
+      unpackPair(r[0], f[e0 + 0], f[e0 + 1]);
+      unpackPair(r[1], f[e0 + 2], f[e0 + 3]);
+    }
+  }
+}
+
+} // namespace warp
+} // namespace dev
+} // namespace metaattn

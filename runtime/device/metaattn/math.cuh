@@ -1,0 +1,61 @@
+//===- metaattn/math.cuh - Scalar math for generated kernels ----*- CUDA -*-===//
+///
+/// \file
+/// Fast scalar math used by element-wise regions: special-function-unit
+/// approximations wrapped in inline PTX, with their error documented.
+///
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "metaattn/types.cuh"
+
+namespace metaattn {
+namespace dev {
+
+constexpr float kLog2e = 1.4426950408889634f; ///< log2(e)
+constexpr float kLn2 = 0.6931471805599453f;   ///< ln(2)
+
+/// -infinity (the identity of max, the score of a masked element).
+METAATTN_DEV float negInf() { return __uint_as_float(0xff800000u); }
+/// +infinity.
+METAATTN_DEV float posInf() { return __uint_as_float(0x7f800000u); }
+
+/// 2^x with `ex2.approx.ftz.f32`: relative error about 2^-22 over the normal
+/// range, denormal results flushed to zero, exp2Approx(-inf) == +0.
+METAATTN_DEV float exp2Approx(float x) {
+  float y;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y;
+}
+
+/// log2(x) with `lg2.approx.ftz.f32`: absolute error about 2^-22 for x in
+/// [0.5, 2], relative error about 2^-22 elsewhere; log2(0) == -inf.
+METAATTN_DEV float log2Approx(float x) {
+  float y;
+  asm("lg2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y;
+}
+
+/// e^x as exp2Approx(x * log2e). Besides ex2's 2^-22, rounding the product
+/// to float adds a relative error of up to |x| * 2^-24 (e.g. 5e-6 at |x| = 80);
+/// exp(-inf) == 0, results below 2^-126 flush to 0.
+METAATTN_DEV float exp(float x) { return exp2Approx(x * kLog2e); }
+
+/// Natural log as log2Approx(x) * ln2 (same error as log2Approx, times ln2,
+/// plus one rounding); log(0) == -inf, log(x < 0) == NaN.
+METAATTN_DEV float log(float x) { return log2Approx(x) * kLn2; }
+
+/// tanh with `tanh.approx.f32` (sm_75+): maximum relative error about 2^-11.
+METAATTN_DEV float tanh(float x) {
+  float y;
+  asm("tanh.approx.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y;
+}
+
+/// max that never returns NaN when one operand is a number (fmaxf semantics,
+/// one FMNMX instruction); max(-inf, -inf) == -inf.
+METAATTN_DEV float max(float a, float b) { return fmaxf(a, b); }
+METAATTN_DEV float min(float a, float b) { return fminf(a, b); }
+
+} // namespace dev
+} // namespace metaattn

@@ -1,0 +1,93 @@
+//===- metaattn/smem.cuh - Swizzled shared-memory tiles ---------*- CUDA -*-===//
+///
+/// \file
+/// `SmemTile<T, Rows, Cols, Stages>`: a view of dynamic shared memory holding
+/// `Stages` row-major Rows x Cols tiles. Rows are split into 16-byte chunks and
+/// the chunk index is XOR-swizzled with the row so that the eight 16-byte row
+/// segments an `ldmatrix` (or a warp of `cp.async`s) touches fall into eight
+/// different bank groups. Every access goes through the tile, so callers never
+/// see the swizzle.
+///
+/// Swizzle, with C = 16-byte chunks per row:
+///   C % 8 == 0: chunk ^= row & 7          (rows 8 apart share banks)
+///   C % 4 == 0: chunk ^= (row >> 1) & 3   (row stride = 64 B mod 128 B)
+///   C % 2 == 0: chunk ^= (row >> 2) & 1   (row stride = 32/96 B mod 128 B)
+///   C odd:      no swizzle                (8 consecutive rows are distinct)
+/// Each case keeps the chunk inside its row and makes any 8 consecutive rows
+/// of one logical chunk column conflict-free.
+///
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "metaattn/types.cuh"
+
+namespace metaattn {
+namespace dev {
+
+namespace detail {
+/// 32-bit shared-window address of a generic pointer into shared memory.
+METAATTN_DEV unsigned sharedAddr(const void* p) {
+  unsigned a;
+  asm("{ .reg .u64 t; cvta.to.shared.u64 t, %1; cvt.u32.u64 %0, t; }" : "=r"(a) : "l"(p));
+  return a;
+}
+} // namespace detail
+
+template <class T, int Rows, int Cols, int Stages = 1> struct SmemTile {
+  static_assert(sizeof(T) == 2 || sizeof(T) == 4, "SmemTile: element must be 2 or 4 bytes");
+  static_assert(Rows > 0 && Rows % 16 == 0, "SmemTile: Rows must be a positive multiple of 16");
+  static_assert(Cols > 0 && Cols % 8 == 0, "SmemTile: Cols must be a positive multiple of 8 elements");
+  static_assert(Stages >= 1, "SmemTile: Stages must be at least 1");
+
+  static constexpr int kRows = Rows;
+  static constexpr int kCols = Cols;
+  static constexpr int kStages = Stages;
+  /// Elements per 16-byte chunk.
+  static constexpr int kChunkElems = 16 / (int)sizeof(T);
+  /// 16-byte chunks per row.
+  static constexpr int kChunks = Cols / kChunkElems;
+  static constexpr int kStageElems = Rows * Cols;
+  static constexpr int kStageBytes = kStageElems * (int)sizeof(T);
+  /// Bytes of shared memory the tile (all stages) occupies.
+  static constexpr int kBytes = kStageBytes * Stages;
+
+  T* base;
+
+  /// `p` must be 16-byte aligned (128-byte alignment avoids nothing extra but
+  /// is what the emitter uses for the dynamic shared-memory base).
+  METAATTN_DEV explicit SmemTile(unsigned char* p) : base(reinterpret_cast<T*>(p)) {}
+  METAATTN_DEV explicit SmemTile(T* p) : base(p) {}
+
+  /// The XOR applied to chunk indices of row `r`.
+  METAATTN_HD static constexpr int swizzle(int r) {
+    return kChunks % 8 == 0 ? (r & 7)
+           : kChunks % 4 == 0 ? ((r >> 1) & 3)
+           : kChunks % 2 == 0 ? ((r >> 2) & 1)
+                              : 0;
+  }
+  /// Element offset of logical chunk `chunk` of row `r` (stage 0).
+  METAATTN_HD static constexpr int chunkOffset(int r, int chunk) {
+    return r * Cols + ((chunk ^ swizzle(r)) * kChunkElems);
+  }
+  /// Element offset of logical element (r, c) (stage 0).
+  METAATTN_HD static constexpr int offset(int r, int c) {
+    return chunkOffset(r, c / kChunkElems) + (c % kChunkElems);
+  }
+
+  /// Stage `s` (runtime index) as a one-stage tile.
+  METAATTN_DEV SmemTile<T, Rows, Cols, 1> stage(int s) const {
+    return SmemTile<T, Rows, Cols, 1>(base + s * kStageElems);
+  }
+
+  /// Element (r, c) of stage 0 (for element-wise code and tests).
+  METAATTN_DEV T& at(int r, int c) const { return base[offset(r, c)]; }
+  /// Pointer to the 16-byte chunk holding logical chunk `chunk` of row `r`.
+  METAATTN_DEV T* chunkPtr(int r, int chunk) const { return base + chunkOffset(r, chunk); }
+  /// Shared-window address of that chunk (for ldmatrix / cp.async).
+  METAATTN_DEV unsigned chunkAddr(int r, int chunk) const {
+    return detail::sharedAddr(base) + (unsigned)(chunkOffset(r, chunk) * (int)sizeof(T));
+  }
+};
+
+} // namespace dev
+} // namespace metaattn
