@@ -1,6 +1,8 @@
 //===- metaattn-opt.cpp - mlir-opt with metaattn's dialects and passes ----===//
 #include "metaattn/Dialect/Attn/IR/AttnDialect.h"
+#include "metaattn/Conversion/AttnToTile/AttnToTile.h"
 #include "metaattn/Dialect/Attn/Transforms/Passes.h"
+#include "metaattn/Dialect/Tile/Transforms/Passes.h"
 #include "metaattn/Dialect/Tile/IR/TileDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -20,6 +22,8 @@ int main(int argc, char **argv) {
                   mlir::memref::MemRefDialect, mlir::scf::SCFDialect,
                   mlir::tensor::TensorDialect>();
   metaattn::attn::registerAttnTransformsPasses();
+  metaattn::registerAttnToTilePasses();
+  metaattn::tile::registerTileTransformsPasses();
   mlir::registerCanonicalizerPass();
   mlir::registerCSEPass();
   return mlir::asMainReturnCode(

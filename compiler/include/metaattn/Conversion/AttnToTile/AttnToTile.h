@@ -1,0 +1,47 @@
+//===- AttnToTile.h - attn to tile conversion --------------------*- C++ -*-===//
+#ifndef METAATTN_CONVERSION_ATTNTOTILE_ATTNTOTILE_H
+#define METAATTN_CONVERSION_ATTNTOTILE_ATTNTOTILE_H
+
+#include "metaattn/Dialect/Attn/IR/AttnOps.h"
+#include "metaattn/Dialect/Tile/IR/TileOps.h"
+#include "mlir/Pass/Pass.h"
+
+namespace metaattn {
+
+#define GEN_PASS_DECL
+#include "metaattn/Conversion/AttnToTile/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "metaattn/Conversion/AttnToTile/Passes.h.inc"
+
+/// What the tiler needs to know about the target.
+struct TargetDesc {
+  std::string name;             ///< sm_80, sm_90, gfx90a
+  int64_t sharedBytesPerBlock;  ///< opt-in maximum
+  int64_t registersPerThread;   ///< architectural maximum
+  static std::optional<TargetDesc> get(llvm::StringRef name);
+};
+
+/// The tiling of one attention kernel.
+struct TileConfig {
+  int64_t blockM = 64, blockN = 64, warps = 4, stages = 2;
+  /// Head dims padded to the tensor-core granularity (16).
+  int64_t paddedDim = 0, paddedValueDim = 0;
+  int64_t sharedBytes(int64_t elementBytes) const;
+};
+
+/// Chooses tile sizes from the head dims, the element size and the target: the largest kv
+/// tile whose shared-memory footprint (Q, plus `stages` copies of K and V) fits, and a
+/// register estimate (output accumulator + score tile per thread) under the target's limit.
+TileConfig chooseTileConfig(int64_t headDim, int64_t valueDim, int64_t elementBytes,
+                            const TargetDesc &target);
+
+/// Builds the tile.kernel for one online attention (used by convert-attn-to-tile).
+mlir::FailureOr<tile::KernelOp> buildAttentionKernel(mlir::OpBuilder &builder,
+                                                     attn::OnlineAttentionOp op,
+                                                     llvm::StringRef name,
+                                                     const TileConfig &config);
+
+} // namespace metaattn
+
+#endif // METAATTN_CONVERSION_ATTNTOTILE_ATTNTOTILE_H

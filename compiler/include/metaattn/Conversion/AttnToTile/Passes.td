@@ -1,0 +1,37 @@
+//===- Passes.td - attn to tile conversion ---------------*- tablegen -*-===//
+#ifndef METAATTN_CONVERSION_ATTNTOTILE_PASSES_TD
+#define METAATTN_CONVERSION_ATTNTOTILE_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def ConvertAttnToTile : Pass<"convert-attn-to-tile", "::mlir::ModuleOp"> {
+  let summary = "Tile attn.online_attention into a tile.kernel (flash-attention schedule)";
+  let description = [{
+    Each `func.func` whose body is one `attn.online_attention` (and a `return` of its results)
+    becomes a `tile.kernel` of the same name whose parameters are the function's arguments
+    followed by its results (output, then row statistics). One block computes `block-m` query
+    rows of one (batch, head): Q is copied to shared memory once; a `tile.pipelined` loop over
+    the kv tiles that the mask bounds leave visible copies K and V, computes `S = Q·Kᵀ`, applies
+    the score function, masks only tiles that are not inside every bound, updates the running
+    maximum, rescales the accumulators by `exp(d·(m_old - m_new))`, forms the weights with the
+    element-wise region, accumulates the row sums and `O += P·V`. After the loop the finalize
+    region gives the denominator and the row statistic. Batch and lengths are read from the
+    tensors at run time: one kernel serves every length.
+
+    Tile sizes come from the head dims and the target (see TileConfig.h) unless set by the
+    options.
+  }];
+  let options = [
+    Option<"blockM", "block-m", "int64_t", "0", "query rows per block (0: from the model)">,
+    Option<"blockN", "block-n", "int64_t", "0", "kv positions per tile (0: from the model)">,
+    Option<"numWarps", "warps", "int64_t", "0", "warps per block (0: from the model)">,
+    Option<"numStages", "stages", "int64_t", "0", "pipeline stages (0: from the model)">,
+    Option<"target", "target", "std::string", "\"sm_90\"",
+           "target architecture (sm_80, sm_90, gfx90a)">
+  ];
+  let dependentDialects = ["::metaattn::tile::TileDialect", "::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect", "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
+#endif // METAATTN_CONVERSION_ATTNTOTILE_PASSES_TD

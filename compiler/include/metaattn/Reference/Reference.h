@@ -1,0 +1,38 @@
+//===- Reference.h - The reference evaluator (the oracle) ---------*- C++ -*-===//
+//
+// Computes attn ops naively, in double precision, from their definitions. Every lowering is
+// checked against these results.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef METAATTN_REFERENCE_REFERENCE_H
+#define METAATTN_REFERENCE_REFERENCE_H
+
+#include "metaattn/Dialect/Attn/IR/AttnOps.h"
+#include "metaattn/Support/HostTensor.h"
+
+#include "mlir/Support/LLVM.h"
+
+#include <string>
+
+namespace metaattn {
+
+/// Evaluates `op` on host tensors, per batch b, query head h and query q:
+/// scores `q·k` with the kv head `h / (H / Hkv)`, the score and mask regions per element, the
+/// normaliser region per row (per-element values are vectors over the row, `attn.row_reduce`
+/// reduces over the kept entries, `attn.normalize %w, %z` gives `Σ_kept w·V / z`).
+///
+/// `operands` are q, k, v and then one tensor per custom input, with the shapes and element
+/// types the op declares (any strides). `output` is allocated as a contiguous [B, Sq, H, Dv]
+/// tensor of the op's element type when it has no sizes; otherwise it must have that shape,
+/// and its dtype may be the op's element type or f32 (to keep more of the oracle's precision).
+/// When `lse` is not null it receives the row statistic [B, H, Sq] in f32 (allocated the same
+/// way): `m + log z` where m is the normaliser's `row_reduce max` of the score, else `log z`.
+/// A row whose entries are all masked gives 0 and -inf. On failure `error` says why.
+mlir::LogicalResult evaluateAttention(attn::AttentionOp op,
+                                      llvm::ArrayRef<const HostTensor *> operands,
+                                      HostTensor &output, HostTensor *lse, std::string &error);
+
+} // namespace metaattn
+
+#endif // METAATTN_REFERENCE_REFERENCE_H

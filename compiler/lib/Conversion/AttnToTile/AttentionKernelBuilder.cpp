@@ -1,0 +1,442 @@
+//===- AttentionKernelBuilder.cpp - one attention as a tile.kernel -----------===//
+//
+// Builds the flash-attention schedule of an attn.online_attention in the tile dialect. The
+// streaming regions (score, mask, shift, elementwise, finalize) are inlined into
+// tile.parallel bodies; the rescaling of each accumulator follows its degree.
+//
+//===----------------------------------------------------------------------===//
+
+#include "metaattn/Conversion/AttnToTile/AttnToTile.h"
+#include "metaattn/Dialect/Attn/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/MapVector.h"
+
+using namespace mlir;
+using namespace metaattn;
+using namespace metaattn::tile;
+using attn::IndexArg;
+using attn::InputDim;
+
+namespace {
+
+class KernelBuilder {
+public:
+  KernelBuilder(OpBuilder &b, attn::OnlineAttentionOp op, const TileConfig &config)
+      : b(b), op(op), loc(op.getLoc()), cfg(config) {}
+
+  FailureOr<KernelOp> build(StringRef name);
+
+private:
+  // --- small builders -------------------------------------------------------
+  Value idx(int64_t v) { return b.create<arith::ConstantIndexOp>(loc, v); }
+  Value f32(double v) {
+    return b.create<arith::ConstantFloatOp>(loc, b.getF32Type(), APFloat(float(v)));
+  }
+  Value negInf() {
+    return b.create<arith::ConstantFloatOp>(
+        loc, b.getF32Type(), APFloat::getInf(APFloat::IEEEsingle(), /*Negative=*/true));
+  }
+  Value add(Value x, Value y) { return b.create<arith::AddIOp>(loc, x, y); }
+  Value mul(Value x, Value y) { return b.create<arith::MulIOp>(loc, x, y); }
+  Value minI(Value x, Value y) { return b.create<arith::MinSIOp>(loc, x, y); }
+  Value maxI(Value x, Value y) { return b.create<arith::MaxSIOp>(loc, x, y); }
+  Value alloc(ArrayRef<int64_t> shape, Type elt, MemorySpace space) {
+    return b.create<AllocOp>(loc, getBufferType(b.getContext(), shape, elt, space), nullptr);
+  }
+  Value load(Value buf, ValueRange ivs) { return b.create<memref::LoadOp>(loc, buf, ivs); }
+  void store(Value v, Value buf, ValueRange ivs) { b.create<memref::StoreOp>(loc, v, buf, ivs); }
+
+  /// Opens a tile.parallel over `shape`; returns its induction variables.
+  SmallVector<Value> beginParallel(ArrayRef<int64_t> shape) {
+    auto par = b.create<ParallelOp>(loc, shape);
+    Block &body = par.getBody().front();
+    b.setInsertionPoint(body.getTerminator());
+    return SmallVector<Value>(body.getArguments().begin(), body.getArguments().end());
+  }
+  void endParallel(Operation *after) { b.setInsertionPointAfter(after); }
+
+  /// Inlines `region` (one block ending in attn.yield) with `args`; returns yielded values.
+  SmallVector<Value> inlineRegion(Region &region, ValueRange args) {
+    Block &block = region.front();
+    IRMapping mapping;
+    mapping.map(block.getArguments(), args);
+    for (Operation &inner : block.without_terminator())
+      b.clone(inner, mapping);
+    SmallVector<Value> results;
+    for (Value v : block.getTerminator()->getOperands())
+      results.push_back(mapping.lookupOrDefault(v));
+    return results;
+  }
+
+  /// The custom-input scalars at (b, h, q, kv); inputs over kv read 0 when `kv` is null.
+  SmallVector<Value> readInputs(Value q, Value kv) {
+    SmallVector<Value> values;
+    for (auto [i, attr] : llvm::enumerate(op.getInputDims())) {
+      std::string error;
+      auto dims = *attn::parseInputDims(cast<StringAttr>(attr).getValue(), error);
+      Type elt = cast<RankedTensorType>(op.getInputs()[i].getType()).getElementType();
+      if (!kv && llvm::is_contained(dims, InputDim::KV)) {
+        values.push_back(b.create<arith::ConstantOp>(loc, b.getZeroAttr(elt)));
+        continue;
+      }
+      SmallVector<Value> indices;
+      for (InputDim d : dims)
+        indices.push_back(d == InputDim::B ? batch : d == InputDim::H ? head
+                          : d == InputDim::Q ? q : kv);
+      values.push_back(b.create<ReadOp>(loc, elt, inputParams[i], indices));
+    }
+    return values;
+  }
+
+  /// Region arguments (b, h, q, kv, sq, skv, inputs...) preceded by `leading`.
+  SmallVector<Value> regionArgs(ArrayRef<Value> leading, Value q, Value kv) {
+    SmallVector<Value> args(leading.begin(), leading.end());
+    args.append({batch, head, q, kv ? kv : idx(0), seqQ, seqKv});
+    llvm::append_range(args, readInputs(q, kv));
+    return args;
+  }
+
+  /// `keep` for element (q, kv): true on full tiles, else the mask and kv < skv.
+  Value keepValue(Value partial, Value q, Value kv) {
+    auto ifOp = b.create<scf::IfOp>(loc, b.getI1Type(), partial, /*withElse=*/true);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+      Value inMask = inlineRegion(op.getMask(), regionArgs({}, q, kv)).front();
+      Value inBounds = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, kv, seqKv);
+      b.create<scf::YieldOp>(loc, ValueRange{b.create<arith::AndIOp>(loc, inMask, inBounds)});
+      b.setInsertionPointToStart(&ifOp.getElseRegion().front());
+      Value yes = b.create<arith::ConstantIntOp>(loc, b.getI1Type(), 1);
+      b.create<scf::YieldOp>(loc, ValueRange{yes});
+    }
+    return ifOp.getResult(0);
+  }
+
+  /// e = cq·q + csq·sq + cskv·skv + c for one mask bound.
+  Value boundAt(const attn::KvBound &bound, Value q) {
+    Value e = idx(bound.c);
+    if (bound.cq)
+      e = add(e, mul(idx(bound.cq), q));
+    if (bound.csq)
+      e = add(e, mul(idx(bound.csq), seqQ));
+    if (bound.cskv)
+      e = add(e, mul(idx(bound.cskv), seqKv));
+    return e;
+  }
+
+  void computeTileRange();
+  void buildLoopBody(Value j);
+  void buildEpilogue();
+
+  OpBuilder &b;
+  attn::OnlineAttentionOp op;
+  Location loc;
+  TileConfig cfg;
+
+  int64_t heads = 0, kvHeads = 0, valueDim = 0;
+  Type elt;
+  Value qParam, kParam, vParam, oParam, lseParam;
+  SmallVector<Value> inputParams;
+  Value batch, head, kvHead, q0, seqQ, seqKv;
+  Value tileLo, tileHi, fullLo, fullHi;
+  // Buffers.
+  Value qShared, kShared, vShared, scores, shiftInput, probs, out, rowMax, rowMaxNew;
+  SmallVector<Value> accumulators, accumulatorInputs;
+  llvm::MapVector<int64_t, Value> alphas; // degree -> rescale factors
+  bool shiftInPlace = false;
+};
+
+void KernelBuilder::computeTileRange() {
+  int64_t bn = cfg.blockN;
+  Value qLast = add(minI(add(q0, idx(cfg.blockM)), seqQ), idx(-1));
+  Value kvEnd = seqKv, kvBegin = idx(0);
+  SmallVector<attn::KvBound> bounds;
+  if (auto encoded = op.getMaskBounds())
+    bounds = attn::decodeMaskBounds(*encoded);
+  Value fullEnd = b.create<arith::FloorDivSIOp>(loc, seqKv, idx(bn));
+  Value fullBegin = idx(0);
+  for (const attn::KvBound &bound : bounds) {
+    // The extreme values of e over the block's rows [q0, qLast].
+    Value eLow = boundAt(bound, bound.cq >= 0 ? q0 : qLast);
+    Value eHigh = boundAt(bound, bound.cq >= 0 ? qLast : q0);
+    if (bound.upper) { // kv <= e
+      kvEnd = minI(kvEnd, add(eHigh, idx(1)));
+      fullEnd = minI(fullEnd, b.create<arith::FloorDivSIOp>(loc, add(eLow, idx(1)), idx(bn)));
+    } else { // kv >= e
+      kvBegin = maxI(kvBegin, eLow);
+      fullBegin = maxI(fullBegin, b.create<arith::CeilDivSIOp>(loc, eHigh, idx(bn)));
+    }
+  }
+  tileHi = maxI(b.create<arith::CeilDivSIOp>(loc, kvEnd, idx(bn)), idx(0));
+  tileLo = minI(b.create<arith::FloorDivSIOp>(loc, maxI(kvBegin, idx(0)), idx(bn)), tileHi);
+  if (op.getMaskExact()) {
+    fullLo = minI(maxI(fullBegin, tileLo), tileHi);
+    fullHi = maxI(minI(fullEnd, tileHi), fullLo);
+  } else {
+    fullLo = tileHi; // every visited tile applies the mask
+    fullHi = tileHi;
+  }
+}
+
+void KernelBuilder::buildLoopBody(Value j) {
+  int64_t bm = cfg.blockM, bn = cfg.blockN;
+  Value kv0 = mul(j, idx(bn));
+  Value zero = idx(0);
+  b.create<CopyOp>(loc, kParam, ValueRange{batch, kv0, kvHead, zero}, kShared, ValueRange{},
+                   b.getDenseI64ArrayAttr({1, 3}), false);
+  b.create<CopyOp>(loc, vParam, ValueRange{batch, kv0, kvHead, zero}, vShared, ValueRange{},
+                   b.getDenseI64ArrayAttr({1, 3}), false);
+  b.create<FillOp>(loc, scores, f32(0.0));
+  b.create<GemmOp>(loc, qShared, kShared, scores, /*transpose_b=*/true);
+  Value partial = b.create<arith::OrIOp>(
+      loc, b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, j, fullLo),
+      b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::sge, j, fullHi));
+
+  // Score function, and the masked shift input.
+  {
+    auto ivs = beginParallel({bm, bn});
+    Operation *par = b.getInsertionBlock()->getParentOp();
+    Value q = add(q0, ivs[0]), kv = add(kv0, ivs[1]);
+    Value s = load(scores, ivs);
+    s = inlineRegion(op.getScore(), regionArgs({s}, q, kv)).front();
+    if (op.hasShift()) {
+      Value x = inlineRegion(op.getShift(), regionArgs({s}, q, kv)).front();
+      Value keep = keepValue(partial, q, kv);
+      x = b.create<arith::SelectOp>(loc, keep, x, negInf());
+      if (shiftInPlace) {
+        store(x, scores, ivs);
+      } else {
+        store(s, scores, ivs);
+        store(x, shiftInput, ivs);
+      }
+    } else {
+      store(s, scores, ivs);
+    }
+    endParallel(par);
+  }
+
+  if (op.hasShift()) {
+    // m_new = max(m, rowmax(x)); rescale factors exp(d·(m - m_new)).
+    b.create<CopyOp>(loc, rowMax, ValueRange{}, rowMaxNew, ValueRange{}, nullptr, false);
+    b.create<ReduceOp>(loc, ReduceKind::max, shiftInPlace ? scores : shiftInput, rowMaxNew,
+                       /*accumulate=*/true);
+    auto ivs = beginParallel({bm});
+    Operation *par = b.getInsertionBlock()->getParentOp();
+    Value mOld = load(rowMax, ivs), mNew = load(rowMaxNew, ivs);
+    Value empty = b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OEQ, mNew, negInf());
+    Value mUse = b.create<arith::SelectOp>(loc, empty, f32(0.0), mNew);
+    Value delta = b.create<arith::SubFOp>(loc, mOld, mUse);
+    for (auto &[degree, buffer] : alphas) {
+      Value scaled = b.create<arith::MulFOp>(loc, delta, f32(double(degree)));
+      store(b.create<math::ExpOp>(loc, scaled), buffer, ivs);
+    }
+    store(mNew, rowMax, ivs);
+    store(mUse, rowMaxNew, ivs);
+    for (auto [i, acc] : llvm::enumerate(accumulators)) {
+      int64_t degree = op.getDegrees()[i + 1];
+      if (degree == 0)
+        continue;
+      Value scaled = b.create<arith::MulFOp>(loc, load(acc, ivs), load(alphas[degree], ivs));
+      store(scaled, acc, ivs);
+    }
+    endParallel(par);
+    if (int64_t degree = op.getDegrees()[0]) {
+      auto ovs = beginParallel({bm, cfg.paddedValueDim});
+      Operation *opar = b.getInsertionBlock()->getParentOp();
+      Value scaled =
+          b.create<arith::MulFOp>(loc, load(out, ovs), load(alphas[degree], ovs[0]));
+      store(scaled, out, ovs);
+      endParallel(opar);
+    }
+  }
+
+  // Weights and accumulator inputs.
+  {
+    auto ivs = beginParallel({bm, bn});
+    Operation *par = b.getInsertionBlock()->getParentOp();
+    Value q = add(q0, ivs[0]), kv = add(kv0, ivs[1]);
+    Value s = load(scores, ivs);
+    Value m = op.hasShift() ? load(rowMaxNew, ivs[0]) : f32(0.0);
+    Value keep = keepValue(partial, q, kv);
+    SmallVector<Value> values = inlineRegion(op.getElementwise(), regionArgs({s, m}, q, kv));
+    for (Value &v : values)
+      v = b.create<arith::SelectOp>(loc, keep, v, f32(0.0));
+    store(b.create<arith::TruncFOp>(loc, elt, values[0]), probs, ivs);
+    store(values[0], scores, ivs);
+    for (auto [i, input] : llvm::enumerate(accumulatorInputs))
+      if (input != scores)
+        store(values[i + 1], input, ivs);
+    endParallel(par);
+  }
+  for (auto [i, acc] : llvm::enumerate(accumulators)) {
+    auto kind = cast<attn::ReductionKindAttr>(op.getReductions()[i]).getValue();
+    b.create<ReduceOp>(loc, kind == attn::ReductionKind::abs_sum ? ReduceKind::abs_sum
+                                                                 : ReduceKind::sum,
+                       accumulatorInputs[i], acc, /*accumulate=*/true);
+  }
+  b.create<GemmOp>(loc, probs, vShared, out, /*transpose_b=*/false);
+}
+
+void KernelBuilder::buildEpilogue() {
+  int64_t bm = cfg.blockM;
+  Value inverse = alloc({bm}, b.getF32Type(), MemorySpace::fragment);
+  Value stats = lseParam ? alloc({bm}, b.getF32Type(), MemorySpace::fragment) : Value();
+  {
+    auto ivs = beginParallel({bm});
+    Operation *par = b.getInsertionBlock()->getParentOp();
+    Value q = add(q0, ivs[0]);
+    SmallVector<Value> leading;
+    for (Value acc : accumulators)
+      leading.push_back(load(acc, ivs));
+    Value m = op.hasShift() ? load(rowMax, ivs) : f32(0.0);
+    leading.push_back(m);
+    SmallVector<Value> fin = inlineRegion(op.getFinalize(), regionArgs(leading, q, Value()));
+    Value z = fin[0];
+    Value isZero = b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OEQ, z, f32(0.0));
+    Value inv = b.create<arith::DivFOp>(loc, f32(1.0), z);
+    store(b.create<arith::SelectOp>(loc, isZero, f32(0.0), inv), inverse, ivs);
+    if (stats) {
+      Value lse = fin[1];
+      if (op.hasShift()) {
+        Value empty = b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OEQ, m, negInf());
+        lse = b.create<arith::SelectOp>(loc, empty, negInf(), lse);
+      }
+      store(lse, stats, ivs);
+    }
+    endParallel(par);
+  }
+  {
+    auto ivs = beginParallel({bm, cfg.paddedValueDim});
+    Operation *par = b.getInsertionBlock()->getParentOp();
+    store(b.create<arith::MulFOp>(loc, load(out, ivs), load(inverse, ivs[0])), out, ivs);
+    endParallel(par);
+  }
+  Value zero = idx(0);
+  b.create<CopyOp>(loc, out, ValueRange{}, oParam, ValueRange{batch, q0, head, zero},
+                   b.getDenseI64ArrayAttr({1, 3}), false);
+  if (stats)
+    b.create<CopyOp>(loc, stats, ValueRange{}, lseParam, ValueRange{batch, head, q0},
+                     b.getDenseI64ArrayAttr({2}), false);
+}
+
+FailureOr<KernelOp> KernelBuilder::build(StringRef name) {
+  auto qt = cast<RankedTensorType>(op.getQ().getType());
+  auto kt = cast<RankedTensorType>(op.getK().getType());
+  auto vt = cast<RankedTensorType>(op.getV().getType());
+  elt = qt.getElementType();
+  if (!elt.isBF16() && !elt.isF16())
+    return op.emitOpError() << "the tiled kernel needs bf16 or f16 q/k/v (tensor cores), found "
+                            << elt;
+  heads = qt.getDimSize(2);
+  kvHeads = kt.getDimSize(2);
+  valueDim = vt.getDimSize(3);
+  if (cfg.blockM % (16 * cfg.warps) != 0 || cfg.blockN % 16 != 0)
+    return op.emitOpError() << "tile config needs block-m a multiple of 16·warps and block-n a "
+                               "multiple of 16, got block-m "
+                            << cfg.blockM << ", block-n " << cfg.blockN << ", warps "
+                            << cfg.warps;
+
+  // Parameters: q, k, v, inputs, output, row statistics.
+  auto toGlobal = [](Type t) {
+    auto rt = cast<RankedTensorType>(t);
+    return GlobalTensorType::get(t.getContext(), rt.getShape(), rt.getElementType());
+  };
+  SmallVector<Type> params;
+  for (Value operand : op->getOperands())
+    params.push_back(toGlobal(operand.getType()));
+  for (Type result : op->getResultTypes())
+    params.push_back(toGlobal(result));
+  int64_t qIndex = 0;
+  SmallVector<int64_t> grid = {qIndex, 1, cfg.blockM, -1, 0, heads, qIndex, 0, 1};
+  auto kernel = b.create<KernelOp>(loc, name, b.getFunctionType(params, {}),
+                                   /*arg_attrs=*/nullptr, /*res_attrs=*/nullptr,
+                                   b.getDenseI64ArrayAttr(grid), cfg.warps * 32);
+  Block *entry = b.createBlock(&kernel.getBody(), {}, params,
+                               SmallVector<Location>(params.size(), loc));
+  b.setInsertionPointToStart(entry);
+  qParam = entry->getArgument(0);
+  kParam = entry->getArgument(1);
+  vParam = entry->getArgument(2);
+  unsigned numInputs = op.getInputs().size();
+  for (unsigned i = 0; i < numInputs; ++i)
+    inputParams.push_back(entry->getArgument(3 + i));
+  oParam = entry->getArgument(3 + numInputs);
+  if (op.getLse())
+    lseParam = entry->getArgument(4 + numInputs);
+
+  // Which block this is.
+  Value qTile = b.create<BlockIdOp>(loc, b.getIndexType(), 0);
+  head = b.create<BlockIdOp>(loc, b.getIndexType(), 1);
+  batch = b.create<BlockIdOp>(loc, b.getIndexType(), 2);
+  kvHead = b.create<arith::DivUIOp>(loc, head, idx(heads / kvHeads));
+  seqQ = b.create<DimOp>(loc, b.getIndexType(), qParam, 1);
+  seqKv = b.create<DimOp>(loc, b.getIndexType(), kParam, 1);
+  q0 = mul(qTile, idx(cfg.blockM));
+
+  // Buffers.
+  int64_t bm = cfg.blockM, bn = cfg.blockN, d = cfg.paddedDim, dv = cfg.paddedValueDim;
+  Type f32Type = b.getF32Type();
+  qShared = alloc({bm, d}, elt, MemorySpace::shared);
+  kShared = alloc({bn, d}, elt, MemorySpace::shared);
+  vShared = alloc({bn, dv}, elt, MemorySpace::shared);
+  scores = alloc({bm, bn}, f32Type, MemorySpace::fragment);
+  probs = alloc({bm, bn}, elt, MemorySpace::fragment);
+  out = alloc({bm, dv}, f32Type, MemorySpace::fragment);
+  if (op.hasShift()) {
+    // The shift input can overwrite the scores when it is the score itself.
+    Block &shift = op.getShift().front();
+    shiftInPlace = shift.getTerminator()->getOperand(0) == shift.getArgument(0);
+    if (!shiftInPlace)
+      shiftInput = alloc({bm, bn}, f32Type, MemorySpace::fragment);
+    rowMax = alloc({bm}, f32Type, MemorySpace::fragment);
+    rowMaxNew = alloc({bm}, f32Type, MemorySpace::fragment);
+    for (int64_t degree : op.getDegrees())
+      if (degree != 0 && !alphas.count(degree))
+        alphas[degree] = alloc({bm}, f32Type, MemorySpace::fragment);
+  }
+  Block &elementwise = op.getElementwise().front();
+  Value weight = elementwise.getTerminator()->getOperand(0);
+  for (unsigned i = 0; i < op.getNumAccumulators(); ++i) {
+    accumulators.push_back(alloc({bm}, f32Type, MemorySpace::fragment));
+    Value input = elementwise.getTerminator()->getOperand(i + 1);
+    accumulatorInputs.push_back(input == weight
+                                    ? scores
+                                    : alloc({bm, bn}, f32Type, MemorySpace::fragment));
+  }
+
+  // Prologue: Q once, state initialised.
+  Value zero = idx(0);
+  b.create<CopyOp>(loc, qParam, ValueRange{batch, q0, head, zero}, qShared, ValueRange{},
+                   b.getDenseI64ArrayAttr({1, 3}), false);
+  b.create<BarrierOp>(loc);
+  b.create<FillOp>(loc, out, f32(0.0));
+  if (op.hasShift())
+    b.create<FillOp>(loc, rowMax, negInf());
+  for (Value acc : accumulators)
+    b.create<FillOp>(loc, acc, f32(0.0));
+
+  computeTileRange();
+  auto loop = b.create<PipelinedOp>(loc, tileLo, tileHi, cfg.stages);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(loop.getBody().front().getTerminator());
+    buildLoopBody(loop.getInductionVar());
+  }
+  buildEpilogue();
+  b.create<ReturnOp>(loc);
+  return kernel;
+}
+
+} // namespace
+
+FailureOr<KernelOp> metaattn::buildAttentionKernel(OpBuilder &builder,
+                                                   attn::OnlineAttentionOp op, StringRef name,
+                                                   const TileConfig &config) {
+  OpBuilder::InsertionGuard guard(builder);
+  return KernelBuilder(builder, op, config).build(name);
+}

@@ -1,0 +1,46 @@
+//===- TileConfig.cpp - tile sizes from head dims and the target -------------===//
+#include "metaattn/Conversion/AttnToTile/AttnToTile.h"
+
+using namespace metaattn;
+
+std::optional<TargetDesc> TargetDesc::get(llvm::StringRef name) {
+  if (name == "sm_90" || name == "sm_90a")
+    return TargetDesc{"sm_90", 227 * 1024, 255};
+  if (name == "sm_80" || name == "sm_86" || name == "sm_89")
+    return TargetDesc{name.str(), 99 * 1024, 255};
+  if (name == "gfx90a")
+    return TargetDesc{"gfx90a", 64 * 1024, 512};
+  return std::nullopt;
+}
+
+int64_t TileConfig::sharedBytes(int64_t elementBytes) const {
+  return elementBytes * (blockM * paddedDim + stages * blockN * (paddedDim + paddedValueDim));
+}
+
+static int64_t roundUp(int64_t x, int64_t m) { return (x + m - 1) / m * m; }
+
+TileConfig metaattn::chooseTileConfig(int64_t headDim, int64_t valueDim, int64_t elementBytes,
+                                      const TargetDesc &target) {
+  TileConfig config;
+  config.paddedDim = roundUp(headDim, 16);
+  config.paddedValueDim = roundUp(valueDim, 16);
+  config.blockM = 64;
+  config.warps = 4;
+  config.stages = 2;
+  // Per-thread registers of the two big fragments (f32): the output accumulator
+  // (blockM/warps rows x Dv / 32 lanes) and the score tile; keep them under ~60% of the
+  // register file so the gemm operands and addresses fit without spilling.
+  auto registers = [&](int64_t blockN) {
+    int64_t rowsPerWarp = config.blockM / config.warps;
+    return rowsPerWarp * (config.paddedValueDim + 2 * blockN) / 32;
+  };
+  for (int64_t blockN : {64, 32, 16}) {
+    config.blockN = blockN;
+    if (registers(blockN) <= target.registersPerThread * 6 / 10 &&
+        config.sharedBytes(elementBytes) <= target.sharedBytesPerBlock)
+      break;
+  }
+  while (config.stages > 1 && config.sharedBytes(elementBytes) > target.sharedBytesPerBlock)
+    --config.stages;
+  return config;
+}

@@ -1,0 +1,240 @@
+//===- Reference.cpp - Naive double-precision attn.attention -----------------===//
+//
+// The oracle: checks the host tensors against the op, then for every (b, h, q) row computes
+// the scores, the score function and mask per element, the normaliser per row, and O = P·V.
+//
+//===----------------------------------------------------------------------===//
+
+#include "metaattn/Reference/Reference.h"
+#include "NormalizerEval.h"
+
+#include "mlir/IR/BuiltinTypes.h"
+
+#include <cmath>
+#include <limits>
+
+using namespace mlir;
+using namespace metaattn;
+
+namespace {
+
+/// Sizes of one attention problem, read from the operands.
+struct Problem {
+  int64_t batch, seqQ, seqKv, heads, kvHeads, dim, valueDim;
+};
+
+std::string describeSizes(ArrayRef<int64_t> sizes) {
+  std::string text = "[";
+  for (size_t i = 0; i < sizes.size(); ++i)
+    text += (i ? "," : "") + std::to_string(sizes[i]);
+  return text + "]";
+}
+
+/// Checks `tensor` against `expected` sizes (negative entries: any) and `dtype`.
+LogicalResult checkTensor(const HostTensor *tensor, StringRef name,
+                          ArrayRef<int64_t> expected, std::optional<DType> dtype,
+                          std::string &error) {
+  if (!tensor) {
+    error = (name + " is missing").str();
+    return failure();
+  }
+  bool shapeOk = tensor->getRank() == static_cast<int64_t>(expected.size());
+  for (size_t i = 0; shapeOk && i < expected.size(); ++i)
+    shapeOk = expected[i] < 0 || tensor->sizes[i] == expected[i];
+  if (!shapeOk) {
+    std::vector<int64_t> shown(expected.begin(), expected.end());
+    error = (name + " has sizes " + describeSizes(tensor->sizes) + ", expected " +
+             describeSizes(shown) + " (-1: any)")
+                .str();
+    return failure();
+  }
+  if (dtype && tensor->dtype != *dtype) {
+    error = (name + " has dtype " + getDTypeName(tensor->dtype) + ", expected " +
+             getDTypeName(*dtype))
+                .str();
+    return failure();
+  }
+  if (!tensor->isWellFormed()) {
+    error = (name + " has strides that reach outside its storage").str();
+    return failure();
+  }
+  return success();
+}
+
+/// Allocates `tensor` when it has no sizes, else checks its shape and that its dtype is one
+/// of `dtypes`.
+LogicalResult prepareResult(HostTensor &tensor, StringRef name, ArrayRef<int64_t> sizes,
+                            ArrayRef<DType> dtypes, std::string &error) {
+  if (tensor.sizes.empty()) {
+    tensor = HostTensor::zeros(sizes, dtypes.front());
+    return success();
+  }
+  if (failed(checkTensor(&tensor, name, sizes, std::nullopt, error)))
+    return failure();
+  if (!llvm::is_contained(dtypes, tensor.dtype)) {
+    error = (name + " has dtype " + getDTypeName(tensor.dtype) + ", expected " +
+             getDTypeName(dtypes.front()) + " or f32")
+                .str();
+    return failure();
+  }
+  return success();
+}
+
+} // namespace
+
+LogicalResult metaattn::evaluateAttention(attn::AttentionOp op,
+                                          ArrayRef<const HostTensor *> operands,
+                                          HostTensor &output, HostTensor *lse,
+                                          std::string &error) {
+  auto qType = cast<RankedTensorType>(op.getQ().getType());
+  auto kType = cast<RankedTensorType>(op.getK().getType());
+  auto vType = cast<RankedTensorType>(op.getV().getType());
+  std::optional<DType> dtype = getDTypeFor(qType.getElementType());
+  if (!dtype) {
+    error = "unsupported element type for q, k, v";
+    return failure();
+  }
+  unsigned numInputs = op.getInputs().size();
+  if (operands.size() != 3 + numInputs) {
+    error = "expected " + std::to_string(3 + numInputs) + " operands (q, k, v and " +
+            std::to_string(numInputs) + " custom inputs), found " +
+            std::to_string(operands.size());
+    return failure();
+  }
+  Problem p;
+  p.heads = qType.getDimSize(2);
+  p.dim = qType.getDimSize(3);
+  p.kvHeads = kType.getDimSize(2);
+  p.valueDim = vType.getDimSize(3);
+  if (failed(checkTensor(operands[0], "q", {-1, -1, p.heads, p.dim}, dtype, error)))
+    return failure();
+  p.batch = operands[0]->sizes[0];
+  p.seqQ = operands[0]->sizes[1];
+  if (failed(checkTensor(operands[1], "k", {p.batch, -1, p.kvHeads, p.dim}, dtype, error)))
+    return failure();
+  p.seqKv = operands[1]->sizes[1];
+  if (failed(checkTensor(operands[2], "v", {p.batch, p.seqKv, p.kvHeads, p.valueDim}, dtype,
+                         error)))
+    return failure();
+  for (auto [name, type, idx] : {std::tuple<StringRef, RankedTensorType, int>{"q", qType, 0},
+                                 {"k", kType, 1},
+                                 {"v", vType, 2}})
+    for (int64_t d = 0; d < 2; ++d)
+      if (!type.isDynamicDim(d) && type.getDimSize(d) != operands[idx]->sizes[d]) {
+        error = (name + " dim " + Twine(d) + " must be " + Twine(type.getDimSize(d))).str();
+        return failure();
+      }
+
+  // Custom inputs: the dims each one is indexed by.
+  SmallVector<SmallVector<attn::InputDim>> inputDims;
+  SmallVector<bool> variesOverKv;
+  for (unsigned i = 0; i < numInputs; ++i) {
+    auto spec = cast<StringAttr>(op.getInputDims()[i]).getValue();
+    auto dims = attn::parseInputDims(spec, error);
+    if (!dims)
+      return failure();
+    SmallVector<int64_t> expected;
+    for (attn::InputDim d : *dims)
+      expected.push_back(d == attn::InputDim::B    ? p.batch
+                         : d == attn::InputDim::H  ? p.heads
+                         : d == attn::InputDim::Q  ? p.seqQ
+                                                   : p.seqKv);
+    Type elt = cast<RankedTensorType>(op.getInputs()[i].getType()).getElementType();
+    std::optional<DType> inDType = getDTypeFor(elt);
+    if (!inDType) {
+      error = "custom input #" + std::to_string(i) + " has an unsupported element type";
+      return failure();
+    }
+    if (failed(checkTensor(operands[3 + i], "custom input #" + std::to_string(i), expected,
+                           inDType, error)))
+      return failure();
+    variesOverKv.push_back(llvm::is_contained(*dims, attn::InputDim::KV));
+    inputDims.push_back(std::move(*dims));
+  }
+
+  if (failed(prepareResult(output, "output", {p.batch, p.seqQ, p.heads, p.valueDim},
+                           {*dtype, DType::f32}, error)))
+    return failure();
+  if (lse && failed(prepareResult(*lse, "lse", {p.batch, p.heads, p.seqQ}, {DType::f32},
+                                  error)))
+    return failure();
+  if (p.heads % p.kvHeads != 0) {
+    error = "query heads must be a multiple of kv heads";
+    return failure();
+  }
+
+  Block &scoreBlock = op.getScore().front();
+  Block &maskBlock = op.getMask().front();
+  Block &normBlock = op.getNormalizer().front();
+  int64_t group = p.heads / p.kvHeads;
+  int64_t b = 0, h = 0, q = 0;
+  auto inputAt = [&](unsigned i, int64_t kv) -> Scalar {
+    SmallVector<int64_t, 4> idx;
+    for (attn::InputDim d : inputDims[i])
+      idx.push_back(d == attn::InputDim::B   ? b
+                    : d == attn::InputDim::H ? h
+                    : d == attn::InputDim::Q ? q
+                                             : kv);
+    const HostTensor *t = operands[3 + i];
+    double value = t->get(idx);
+    return t->dtype == DType::i32 ? Scalar::ofInt(static_cast<int64_t>(value))
+                                  : Scalar::ofFloat(value);
+  };
+
+  std::vector<double> scores(p.seqKv);
+  std::vector<char> keep(p.seqKv);
+  SmallVector<Scalar> args, yielded;
+  std::vector<double> acc(p.valueDim);
+  for (b = 0; b < p.batch; ++b)
+    for (h = 0; h < p.heads; ++h)
+      for (q = 0; q < p.seqQ; ++q) {
+        int64_t hk = h / group;
+        bool anyKept = false;
+        for (int64_t kv = 0; kv < p.seqKv; ++kv) {
+          // Mask first: masked entries need no score.
+          args.assign({Scalar::ofInt(b), Scalar::ofInt(h), Scalar::ofInt(q), Scalar::ofInt(kv),
+                       Scalar::ofInt(p.seqQ), Scalar::ofInt(p.seqKv)});
+          for (unsigned i = 0; i < numInputs; ++i)
+            args.push_back(inputAt(i, kv));
+          if (failed(evaluateScalarBlock(maskBlock, args, yielded, FloatPrecision::Double,
+                                         error)))
+            return failure();
+          keep[kv] = yielded[0].i != 0;
+          anyKept |= keep[kv] != 0;
+          if (!keep[kv])
+            continue;
+          double dot = 0;
+          for (int64_t d = 0; d < p.dim; ++d)
+            dot += operands[0]->get({b, q, h, d}) * operands[1]->get({b, kv, hk, d});
+          args.insert(args.begin(), Scalar::ofFloat(dot));
+          if (failed(evaluateScalarBlock(scoreBlock, args, yielded, FloatPrecision::Double,
+                                         error)))
+            return failure();
+          scores[kv] = yielded[0].f;
+        }
+        if (!anyKept) {
+          for (int64_t d = 0; d < p.valueDim; ++d)
+            output.set({b, q, h, d}, 0.0);
+          if (lse)
+            lse->set({b, h, q}, -std::numeric_limits<double>::infinity());
+          continue;
+        }
+        reference::RowInput row{scores, keep, b, h, q, p.seqQ, p.seqKv, inputAt, variesOverKv};
+        reference::RowOutput result;
+        if (failed(reference::evaluateNormalizerRow(normBlock, row, result, error)))
+          return failure();
+        std::fill(acc.begin(), acc.end(), 0.0);
+        for (int64_t kv = 0; kv < p.seqKv; ++kv) {
+          if (!keep[kv])
+            continue;
+          double w = result.weight[kv] / result.denominator[kv];
+          for (int64_t d = 0; d < p.valueDim; ++d)
+            acc[d] += w * operands[2]->get({b, kv, hk, d});
+        }
+        for (int64_t d = 0; d < p.valueDim; ++d)
+          output.set({b, q, h, d}, acc[d]);
+        if (lse)
+          lse->set({b, h, q}, result.rowStatistic);
+      }
+  return success();
+}

@@ -1,0 +1,123 @@
+//===- InferLayout.cpp - tile-infer-layout -----------------------------------===//
+//
+// Gives every fragment its thread layout and checks that each use agrees with it, so the
+// emitters can map element (i, j) of a fragment to a fixed register of a fixed thread.
+//
+//===----------------------------------------------------------------------===//
+
+#include "metaattn/Dialect/Tile/Transforms/Passes.h"
+
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+
+namespace metaattn::tile {
+#define GEN_PASS_DEF_TILEINFERLAYOUT
+#include "metaattn/Dialect/Tile/Transforms/Passes.h.inc"
+} // namespace metaattn::tile
+
+using namespace mlir;
+using namespace metaattn::tile;
+
+namespace {
+
+/// The allocation behind a buffer value (through tile.stage views).
+AllocOp getAlloc(Value buffer) {
+  if (auto stage = buffer.getDefiningOp<StageOp>())
+    return getAlloc(stage.getBuffer());
+  return buffer.getDefiningOp<AllocOp>();
+}
+
+struct TileInferLayoutPass
+    : public metaattn::tile::impl::TileInferLayoutBase<TileInferLayoutPass> {
+  void runOnOperation() override {
+    KernelOp kernel = getOperation();
+    unsigned warps = kernel.getThreads() / 32;
+    MLIRContext *ctx = kernel.getContext();
+    bool anyError = false;
+    kernel.walk([&](AllocOp alloc) {
+      MemRefType type = alloc.getBuffer().getType();
+      if (!isFragment(type))
+        return;
+      if (type.getDimSize(0) % (16 * warps) != 0) {
+        alloc.emitOpError() << "fragment rows (" << type.getDimSize(0)
+                            << ") must be a multiple of 16 x " << warps
+                            << " warps for the mma layout";
+        anyError = true;
+        return;
+      }
+      if (type.getRank() == 2 && type.getDimSize(1) % 8 != 0) {
+        alloc.emitOpError() << "fragment columns (" << type.getDimSize(1)
+                            << ") must be a multiple of 8 for the mma layout";
+        anyError = true;
+        return;
+      }
+      if (type.getRank() > 2) {
+        alloc.emitOpError() << "fragments are 1-D or 2-D, found " << type;
+        anyError = true;
+        return;
+      }
+      alloc.setLayoutAttr(
+          FragmentLayoutAttr::get(ctx, type.getRank() == 2 ? "mma" : "row", warps));
+    });
+    if (anyError)
+      return signalPassFailure();
+
+    // tile.parallel bodies: fragments indexed by the induction variables, rows by the first.
+    WalkResult result = kernel.walk([&](ParallelOp par) -> WalkResult {
+      ArrayRef<int64_t> shape = par.getShape();
+      Block &body = par.getBody().front();
+      auto check = [&](Operation *access, Value memref, ValueRange indices) -> LogicalResult {
+        auto type = cast<MemRefType>(memref.getType());
+        if (!isFragment(type))
+          return access->emitOpError()
+                 << "inside tile.parallel only fragments may be accessed, found " << type;
+        if (type.getDimSize(0) != shape[0])
+          return access->emitOpError()
+                 << "fragment rows (" << type.getDimSize(0)
+                 << ") differ from the tile.parallel extent (" << shape[0] << ")";
+        for (auto [i, index] : llvm::enumerate(indices))
+          if (index != body.getArgument(i))
+            return access->emitOpError()
+                   << "fragment index #" << i
+                   << " must be the parallel induction variable #" << i
+                   << " so that each element is touched by its owning thread";
+        if (type.getRank() == 2 && (shape.size() != 2 || type.getDimSize(1) != shape[1]))
+          return access->emitOpError()
+                 << "a 2-D fragment must be accessed in a 2-D tile.parallel of its shape";
+        return success();
+      };
+      WalkResult inner = par.getBody().walk([&](Operation *access) -> WalkResult {
+        if (auto load = dyn_cast<memref::LoadOp>(access))
+          return failed(check(access, load.getMemRef(), load.getIndices()))
+                     ? WalkResult::interrupt()
+                     : WalkResult::advance();
+        if (auto store = dyn_cast<memref::StoreOp>(access))
+          return failed(check(access, store.getMemRef(), store.getIndices()))
+                     ? WalkResult::interrupt()
+                     : WalkResult::advance();
+        return WalkResult::advance();
+      });
+      return inner;
+    });
+    if (result.wasInterrupted())
+      return signalPassFailure();
+
+    // gemm and reduce operands share rows and warps.
+    result = kernel.walk([&](Operation *op) -> WalkResult {
+      if (auto gemm = dyn_cast<GemmOp>(op)) {
+        if (isFragment(gemm.getA().getType()) && !getAlloc(gemm.getA()))
+          return gemm.emitOpError() << "register A operand must come from a tile.alloc",
+                 WalkResult::interrupt();
+      }
+      if (auto reduce = dyn_cast<ReduceOp>(op)) {
+        if (!getAlloc(reduce.getSource()) || !getAlloc(reduce.getDest()))
+          return reduce.emitOpError() << "reduce operands must come from tile.alloc",
+                 WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    });
+    if (result.wasInterrupted())
+      return signalPassFailure();
+  }
+};
+
+} // namespace
