@@ -356,6 +356,37 @@ FailureOr<KernelOp> KernelBuilder::build(StringRef name) {
   auto kernel = b.create<KernelOp>(loc, name, b.getFunctionType(params, {}),
                                    /*arg_attrs=*/nullptr, /*res_attrs=*/nullptr,
                                    b.getDenseI64ArrayAttr(grid), cfg.warps * 32);
+  // Names, dimension symbols and outputs for the runtime's launch checks.
+  {
+    SmallVector<std::pair<std::string, SmallVector<StringRef>>> described = {
+        {"q", {"B", "Sq", "H", "D"}}, {"k", {"B", "Skv", "Hkv", "D"}},
+        {"v", {"B", "Skv", "Hkv", "Dv"}}};
+    for (auto [i, attr] : llvm::enumerate(op.getInputDims())) {
+      std::string error;
+      SmallVector<StringRef> symbols;
+      auto dims = attn::parseInputDims(cast<StringAttr>(attr).getValue(), error);
+      for (InputDim d : *dims)
+        symbols.push_back(d == InputDim::B ? "B" : d == InputDim::H ? "H"
+                          : d == InputDim::Q ? "Sq" : "Skv");
+      described.push_back({"input" + std::to_string(i), symbols});
+    }
+    described.push_back({"o", {"B", "Sq", "H", "Dv"}});
+    if (op.getLse())
+      described.push_back({"lse", {"B", "H", "Sq"}});
+    SmallVector<Attribute> symbolAttrs;
+    for (auto [i, entry] : llvm::enumerate(described)) {
+      kernel.setArgAttr(i, "tile.name", b.getStringAttr(entry.first));
+      SmallVector<Attribute> dims;
+      for (StringRef s : entry.second)
+        dims.push_back(b.getStringAttr(s));
+      symbolAttrs.push_back(b.getArrayAttr(dims));
+    }
+    kernel->setAttr("tile.dim_symbols", b.getArrayAttr(symbolAttrs));
+    SmallVector<int64_t> outputs = {int64_t(params.size() - op->getNumResults())};
+    if (op.getLse())
+      outputs.push_back(params.size() - 1);
+    kernel->setAttr("tile.outputs", b.getDenseI64ArrayAttr(outputs));
+  }
   Block *entry = b.createBlock(&kernel.getBody(), {}, params,
                                SmallVector<Location>(params.size(), loc));
   b.setInsertionPointToStart(entry);

@@ -1,0 +1,83 @@
+//===- Pipeline.cpp - the attn -> tile -> CUDA pipeline ---------------------===//
+#include "metaattn/Pipeline/Pipeline.h"
+
+#include "metaattn/Conversion/AttnToTile/AttnToTile.h"
+#include "metaattn/Dialect/Attn/IR/AttnDialect.h"
+#include "metaattn/Dialect/Attn/Transforms/Passes.h"
+#include "metaattn/Dialect/Tile/IR/TileDialect.h"
+#include "metaattn/Dialect/Tile/Transforms/Passes.h"
+#include "metaattn/Target/CUDA/CUDAEmitter.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+using namespace metaattn;
+
+void metaattn::registerMetaAttnDialects(DialectRegistry &registry) {
+  registry.insert<attn::AttnDialect, tile::TileDialect, arith::ArithDialect, math::MathDialect,
+                  func::FuncDialect, memref::MemRefDialect, scf::SCFDialect,
+                  tensor::TensorDialect>();
+}
+
+void metaattn::buildAttnToTilePipeline(OpPassManager &pm, const PipelineOptions &options) {
+  pm.addPass(attn::createAttnMaskAnalysis());
+  pm.addPass(attn::createAttnOnlineNormalize());
+  ConvertAttnToTileOptions convert;
+  convert.target = options.target;
+  convert.blockM = options.blockM;
+  convert.blockN = options.blockN;
+  convert.numWarps = options.warps;
+  convert.numStages = options.stages;
+  pm.addPass(createConvertAttnToTile(convert));
+  OpPassManager &kernels = pm.nest<tile::KernelOp>();
+  kernels.addPass(tile::createTileInferLayout());
+  kernels.addPass(tile::createTilePipelinePlan());
+  kernels.addPass(tile::createTilePipelineExpand());
+  kernels.addPass(createCanonicalizerPass());
+  kernels.addPass(createCSEPass());
+}
+
+void metaattn::registerMetaAttnPipelines() {
+  PassPipelineRegistration<>("metaattn-lower",
+                             "attn IR to pipelined tile kernels (the default configuration)",
+                             [](OpPassManager &pm) { buildAttnToTilePipeline(pm, {}); });
+}
+
+rt::StatusOr<std::vector<LoweredKernel>> metaattn::lowerToCuda(ModuleOp module,
+                                                               const PipelineOptions &options) {
+  std::string diagnostics;
+  llvm::raw_string_ostream diagOs(diagnostics);
+  ScopedDiagnosticHandler handler(module.getContext(), [&](Diagnostic &diag) {
+    if (diag.getSeverity() == DiagnosticSeverity::Error ||
+        diag.getSeverity() == DiagnosticSeverity::Warning) {
+      diagOs << diag.getLocation() << ": " << diag << "\n";
+      for (Diagnostic &note : diag.getNotes())
+        diagOs << note.getLocation() << ": note: " << note << "\n";
+    }
+    return success();
+  });
+  PassManager pm(module.getContext(), ModuleOp::getOperationName());
+  buildAttnToTilePipeline(pm, options);
+  if (failed(pm.run(module)))
+    return rt::Status::error("lowering attn IR to tile kernels failed:\n{}", diagnostics);
+  std::vector<LoweredKernel> kernels;
+  for (tile::KernelOp kernel : module.getOps<tile::KernelOp>()) {
+    FailureOr<EmittedKernel> emitted = emitCuda(kernel);
+    if (failed(emitted))
+      return rt::Status::error("printing CUDA for @{} failed:\n{}", kernel.getSymName().str(),
+                               diagnostics);
+    kernels.push_back({kernel.getSymName().str(), std::move(emitted->source),
+                       std::move(emitted->signature)});
+  }
+  if (kernels.empty())
+    return rt::Status::error("the module holds no attention function to compile");
+  return kernels;
+}

@@ -1,0 +1,422 @@
+//===- CUDAEmitter.cpp - tile.kernel as CUDA C++ -----------------------------===//
+//
+// A thin printer: every tile op becomes one call into the device library
+// (runtime/device/metaattn), preceded by a comment naming the op; scalar code is printed by
+// CUDAScalarEmitter.cpp.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CUDAEmitterImpl.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "llvm/ADT/StringExtras.h"
+
+using namespace mlir;
+using namespace metaattn;
+using namespace metaattn::cuda;
+using namespace metaattn::tile;
+
+//===----------------------------------------------------------------------===//
+// Printer basics
+//===----------------------------------------------------------------------===//
+
+raw_ostream &Printer::line() {
+  for (int i = 0; i < indent; ++i)
+    os << "  ";
+  return os;
+}
+
+std::string Printer::fresh(Value value) {
+  std::string n = "v" + std::to_string(counter++);
+  names[value] = n;
+  return n;
+}
+
+std::string Printer::name(Value value) {
+  auto it = names.find(value);
+  if (it != names.end())
+    return it->second;
+  return "<unnamed>";
+}
+
+FailureOr<std::string> Printer::bufferType(Value buffer) {
+  auto type = cast<MemRefType>(buffer.getType());
+  FailureOr<std::string> elt = scalarType(type.getElementType());
+  if (failed(elt))
+    return failure();
+  std::string ns = "metaattn::dev::";
+  if (isShared(type)) {
+    ArrayRef<int64_t> shape = type.getShape();
+    if (shape.size() == 2)
+      return ns + "SmemTile<" + *elt + ", " + std::to_string(shape[0]) + ", " +
+             std::to_string(shape[1]) + ">";
+    if (shape.size() == 3)
+      return ns + "SmemTile<" + *elt + ", " + std::to_string(shape[1]) + ", " +
+             std::to_string(shape[2]) + ", " + std::to_string(shape[0]) + ">";
+    return failure();
+  }
+  Value root = buffer;
+  FragmentLayoutAttr layout = getFragmentLayout(root);
+  if (!layout)
+    return failure();
+  std::string warps = std::to_string(layout.getWarps());
+  if (type.getRank() == 2)
+    return ns + "Frag<" + *elt + ", " + std::to_string(type.getDimSize(0)) + ", " +
+           std::to_string(type.getDimSize(1)) + ", " + warps + ">";
+  if (!type.getElementType().isF32())
+    return failure();
+  return ns + "RowVec<" + std::to_string(type.getDimSize(0)) + ", " + warps + ">";
+}
+
+LogicalResult Printer::printBlock(Block &block) {
+  for (Operation &op : block)
+    if (failed(printOp(&op)))
+      return failure();
+  return success();
+}
+
+LogicalResult Printer::printOp(Operation *op) {
+  if (isa<scf::YieldOp, tile::YieldOp, tile::ReturnOp>(op))
+    return success();
+  if (isa<scf::ForOp, scf::IfOp>(op))
+    return printScf(op);
+  if (op->getDialect() && op->getDialect()->getNamespace() == "tile")
+    return printTileOp(op);
+  if (auto load = dyn_cast<memref::LoadOp>(op)) {
+    if (!parallel)
+      return op->emitOpError() << "fragment loads are printed only inside tile.parallel";
+    std::string index = load.getMemRefType().getRank() == 2 ? parallel->elem2d
+                                                            : parallel->slot1d;
+    FailureOr<std::string> type = scalarType(load.getType());
+    if (failed(type))
+      return op->emitOpError() << "unsupported element type";
+    line() << "const " << *type << " " << fresh(load.getResult()) << " = "
+           << name(load.getMemRef()) << "[" << index << "];\n";
+    return success();
+  }
+  if (auto store = dyn_cast<memref::StoreOp>(op)) {
+    if (!parallel)
+      return op->emitOpError() << "fragment stores are printed only inside tile.parallel";
+    std::string index = store.getMemRefType().getRank() == 2 ? parallel->elem2d
+                                                             : parallel->slot1d;
+    line() << name(store.getMemRef()) << "[" << index << "] = " << name(store.getValue())
+           << ";\n";
+    return success();
+  }
+  if (isa<arith::ArithDialect, math::MathDialect>(op->getDialect()))
+    return printScalar(op);
+  return op->emitOpError() << "cannot be printed as CUDA";
+}
+
+std::string Printer::origin(ValueRange indices, StringRef tag) {
+  std::string var = tag.str() + std::to_string(counter++);
+  line() << "const long long " << var << "[" << indices.size() << "] = {";
+  llvm::interleaveComma(indices, os, [&](Value v) { os << name(v); });
+  os << "};\n";
+  return var;
+}
+
+//===----------------------------------------------------------------------===//
+// Tile ops
+//===----------------------------------------------------------------------===//
+
+LogicalResult Printer::printCopy(CopyOp op) {
+  std::string ns = "metaattn::dev::";
+  std::string nt = std::to_string(threads);
+  auto srcGlobal = dyn_cast<GlobalTensorType>(op.getSource().getType());
+  auto dstGlobal = dyn_cast<GlobalTensorType>(op.getDest().getType());
+  ArrayRef<int64_t> dims = op.getDims() ? *op.getDims() : ArrayRef<int64_t>();
+  if (srcGlobal && isShared(op.getDest().getType())) {
+    std::string o = origin(op.getSourceIndices(), "origin");
+    line() << ns << "block::" << (op.getAsync() ? "loadTileAsync<" : "loadTile<") << nt << ">("
+           << name(op.getDest()) << ", " << name(op.getSource()) << ", " << o << ", " << dims[0]
+           << ", " << dims[1] << ");\n";
+    return success();
+  }
+  if (dstGlobal && isFragment(op.getSource().getType())) {
+    FailureOr<std::string> elt = scalarType(dstGlobal.getElementType());
+    if (failed(elt))
+      return op.emitOpError() << "unsupported element type";
+    std::string o = origin(op.getDestIndices(), "origin");
+    if (cast<MemRefType>(op.getSource().getType()).getRank() == 2)
+      line() << ns << "block::storeFrag<" << nt << ", " << *elt << ">(" << name(op.getDest())
+             << ", " << o << ", " << dims[0] << ", " << dims[1] << ", " << name(op.getSource())
+             << ");\n";
+    else
+      line() << ns << "block::storeRowVec<" << *elt << ">(" << name(op.getDest()) << ", " << o
+             << ", " << dims[0] << ", " << name(op.getSource()) << ");\n";
+    return success();
+  }
+  if (isFragment(op.getSource().getType()) && isFragment(op.getDest().getType())) {
+    auto src = cast<MemRefType>(op.getSource().getType());
+    auto dst = cast<MemRefType>(op.getDest().getType());
+    if (src.getElementType() == dst.getElementType())
+      line() << name(op.getDest()) << " = " << name(op.getSource()) << ";\n";
+    else
+      line() << ns << "warp::convert(" << name(op.getDest()) << ", " << name(op.getSource())
+             << ");\n";
+    return success();
+  }
+  if (isShared(op.getSource().getType()) && isFragment(op.getDest().getType())) {
+    line() << ns << "warp::loadFrag(" << name(op.getDest()) << ", " << name(op.getSource())
+           << ");\n";
+    return success();
+  }
+  return op.emitOpError() << "this copy direction has no CUDA lowering yet";
+}
+
+LogicalResult Printer::printParallel(ParallelOp op) {
+  if (parallel)
+    return op.emitOpError() << "nested tile.parallel cannot be printed";
+  unsigned rank = op.getShape().size();
+  // The anchor: a fragment of the iteration space's rank accessed in the body.
+  Value anchor;
+  op.getBody().walk([&](Operation *inner) {
+    Value memref;
+    if (auto load = dyn_cast<memref::LoadOp>(inner))
+      memref = load.getMemRef();
+    else if (auto store = dyn_cast<memref::StoreOp>(inner))
+      memref = store.getMemRef();
+    if (memref && !anchor && cast<MemRefType>(memref.getType()).getRank() == rank)
+      anchor = memref;
+  });
+  if (!anchor)
+    return op.emitOpError() << "accesses no fragment of its rank, so no thread owns its "
+                               "elements";
+  FailureOr<std::string> type = bufferType(anchor);
+  if (failed(type))
+    return op.emitOpError() << "anchor fragment has no layout: run tile-infer-layout first";
+  std::string e = "e" + std::to_string(counter++);
+  std::string alias = "P" + std::to_string(counter++);
+  line() << "{ // tile.parallel [" << llvm::join(llvm::map_range(op.getShape(), [](int64_t x) {
+    return std::to_string(x);
+  }), ", ") << "]\n";
+  {
+    IndentScope scope(*this);
+    line() << "using " << alias << " = " << *type << ";\n";
+    line() << "#pragma unroll\n";
+    line() << "for (int " << e << " = 0; " << e << " < " << alias
+           << (rank == 2 ? "::kElems" : "::kSlots") << "; ++" << e << ") {\n";
+    IndentScope inner(*this);
+    Block &body = op.getBody().front();
+    line() << "const int " << fresh(body.getArgument(0)) << " = " << alias << "::row(" << e
+           << ");\n";
+    if (rank == 2)
+      line() << "const int " << fresh(body.getArgument(1)) << " = " << alias << "::col(" << e
+             << ");\n";
+    parallel = ParallelContext{e, rank == 2 ? alias + "::rowSlot(" + e + ")" : e};
+    LogicalResult result = printBlock(body);
+    parallel.reset();
+    if (failed(result))
+      return failure();
+  }
+  line() << "  }\n";
+  line() << "}\n";
+  return success();
+}
+
+LogicalResult Printer::printTileOp(Operation *op) {
+  std::string ns = "metaattn::dev::";
+  if (auto id = dyn_cast<BlockIdOp>(op)) {
+    static const char *axes[] = {"x", "y", "z"};
+    line() << "const int " << fresh(id.getResult()) << " = blockIdx." << axes[id.getDim()]
+           << ";\n";
+    return success();
+  }
+  if (auto dim = dyn_cast<DimOp>(op)) {
+    line() << "const int " << fresh(dim.getResult()) << " = (int)" << name(dim.getTensor())
+           << ".sizes[" << dim.getDim() << "];\n";
+    return success();
+  }
+  if (auto alloc = dyn_cast<AllocOp>(op)) {
+    FailureOr<std::string> type = bufferType(alloc.getBuffer());
+    if (failed(type))
+      return op->emitOpError() << "buffer has no CUDA type (fragments need a layout from "
+                                  "tile-infer-layout; row fragments must be f32)";
+    std::string var = fresh(alloc.getBuffer());
+    if (isShared(alloc.getBuffer().getType())) {
+      MemRefType memref = alloc.getBuffer().getType();
+      int64_t bytes = memref.getNumElements() * memref.getElementTypeBitWidth() / 8;
+      line() << *type << " " << var << "(smem + " << sharedBytes << ");  // tile.alloc shared, "
+             << bytes << " bytes\n";
+      sharedBytes += (bytes + 127) / 128 * 128;
+    } else {
+      line() << *type << " " << var << ";  // tile.alloc fragment\n";
+    }
+    return success();
+  }
+  if (auto stage = dyn_cast<StageOp>(op)) {
+    line() << "const auto " << fresh(stage.getResult()) << " = " << name(stage.getBuffer())
+           << ".stage(" << name(stage.getStage()) << ");  // tile.stage\n";
+    return success();
+  }
+  if (auto copy = dyn_cast<CopyOp>(op)) {
+    line() << "// tile.copy\n";
+    return printCopy(copy);
+  }
+  if (auto read = dyn_cast<ReadOp>(op)) {
+    FailureOr<std::string> type = scalarType(read.getType());
+    if (failed(type))
+      return op->emitOpError() << "unsupported element type";
+    line() << "const " << *type << " " << fresh(read.getResult()) << " = metaattn_read<"
+           << *type << ">(" << name(read.getTensor()) << ", {";
+    llvm::interleaveComma(read.getIndices(), os,
+                          [&](Value v) { os << "(long long)" << name(v); });
+    os << "});\n";
+    return success();
+  }
+  if (auto fill = dyn_cast<FillOp>(op)) {
+    if (!isFragment(fill.getBuffer().getType()))
+      return op->emitOpError() << "only fragments can be filled in CUDA";
+    line() << name(fill.getBuffer()) << ".fill(" << name(fill.getValue()) << ");  // tile.fill\n";
+    return success();
+  }
+  if (auto gemm = dyn_cast<GemmOp>(op)) {
+    bool registerA = isFragment(gemm.getA().getType());
+    line() << ns << "warp::" << (registerA ? "gemmRS<" : "gemmSS<")
+           << (gemm.getTransposeB() ? "true" : "false") << ">(" << name(gemm.getC()) << ", "
+           << name(gemm.getA()) << ", " << name(gemm.getB()) << ");  // tile.gemm\n";
+    return success();
+  }
+  if (auto reduce = dyn_cast<ReduceOp>(op)) {
+    const char *fn = reduce.getKind() == ReduceKind::max   ? "rowMax"
+                     : reduce.getKind() == ReduceKind::sum ? "rowSum"
+                                                           : "rowAbsSum";
+    line() << ns << "warp::" << fn << "(" << name(reduce.getSource()) << ", "
+           << name(reduce.getDest()) << ", " << (reduce.getAccumulate() ? "true" : "false")
+           << ");  // tile.reduce\n";
+    return success();
+  }
+  if (auto par = dyn_cast<ParallelOp>(op))
+    return printParallel(par);
+  if (isa<BarrierOp>(op)) {
+    line() << ns << "block::barrier();\n";
+    return success();
+  }
+  if (isa<AsyncCommitOp>(op)) {
+    line() << ns << "block::asyncCommit();\n";
+    return success();
+  }
+  if (auto wait = dyn_cast<AsyncWaitOp>(op)) {
+    line() << ns << "block::asyncWait<" << wait.getPending() << ">();\n";
+    return success();
+  }
+  if (isa<PipelinedOp>(op))
+    return op->emitOpError() << "must be expanded before printing: run tile-pipeline-plan and "
+                                "tile-pipeline-expand";
+  return op->emitOpError() << "cannot be printed as CUDA";
+}
+
+//===----------------------------------------------------------------------===//
+// Kernel
+//===----------------------------------------------------------------------===//
+
+static FailureOr<DLDataType> toDLDataType(Type type) {
+  if (type.isBF16())
+    return DLDataType{kDLBfloat, 16, 1};
+  if (type.isF16())
+    return DLDataType{kDLFloat, 16, 1};
+  if (type.isF32())
+    return DLDataType{kDLFloat, 32, 1};
+  if (type.isInteger(32))
+    return DLDataType{kDLInt, 32, 1};
+  if (type.isInteger(64))
+    return DLDataType{kDLInt, 64, 1};
+  return failure();
+}
+
+static std::string sanitize(StringRef name) {
+  std::string out;
+  for (char c : name)
+    out += llvm::isAlnum(c) ? c : '_';
+  if (out.empty() || llvm::isDigit(out[0]))
+    out = "k_" + out;
+  return out;
+}
+
+FailureOr<EmittedKernel> metaattn::emitCuda(KernelOp kernel) {
+  EmittedKernel result;
+  rt::KernelSignature &sig = result.signature;
+  sig.entry = sanitize(kernel.getSymName());
+  sig.threads = kernel.getThreads();
+  ArrayRef<int64_t> grid = kernel.getGrid();
+  for (int d = 0; d < 3; ++d) {
+    if (grid[3 * d] < 0) {
+      sig.grid[d].tensor = -1;
+      sig.grid[d].constant = grid[3 * d + 2];
+    } else {
+      sig.grid[d].tensor = grid[3 * d];
+      sig.grid[d].dim = grid[3 * d + 1];
+      sig.grid[d].divisor = grid[3 * d + 2];
+    }
+  }
+  auto symbolsAttr = kernel->getAttrOfType<ArrayAttr>(kDimSymbolsAttr);
+  auto outputsAttr = kernel->getAttrOfType<DenseI64ArrayAttr>(kOutputsAttr);
+  Block &entry = kernel.getBody().front();
+  for (auto [i, arg] : llvm::enumerate(entry.getArguments())) {
+    auto type = cast<GlobalTensorType>(arg.getType());
+    rt::TensorParam param;
+    param.name = "arg" + std::to_string(i);
+    if (auto names = kernel.getArgAttrOfType<StringAttr>(i, "tile.name"))
+      param.name = names.getValue().str();
+    param.rank = type.getRank();
+    FailureOr<DLDataType> dtype = toDLDataType(type.getElementType());
+    if (failed(dtype))
+      return kernel.emitOpError() << "parameter #" << i << " has an element type the runtime "
+                                     "cannot pass: " << type.getElementType();
+    param.dtype = *dtype;
+    for (int64_t size : type.getShape())
+      param.sizes.push_back(ShapedType::isDynamic(size) ? -1 : size);
+    if (symbolsAttr && i < symbolsAttr.size())
+      for (Attribute s : cast<ArrayAttr>(symbolsAttr[i]))
+        param.symbols.push_back(cast<StringAttr>(s).getValue().str());
+    param.isOutput = outputsAttr && llvm::is_contained(outputsAttr.asArrayRef(), (int64_t)i);
+    sig.params.push_back(std::move(param));
+  }
+
+  std::string body;
+  llvm::raw_string_ostream bodyOs(body);
+  Printer printer(bodyOs, kernel.getThreads());
+  std::string params;
+  for (auto [i, arg] : llvm::enumerate(entry.getArguments())) {
+    std::string n = sanitize(sig.params[i].name);
+    printer.bind(arg, n);
+    params += (i ? ",\n    " : "") + std::string("const metaattn::dev::TensorRef<") +
+              std::to_string(sig.params[i].rank) + "> " + n;
+  }
+  if (failed(printer.printBlock(entry)))
+    return failure();
+  sig.dynamicSharedBytes = printer.sharedBytes;
+
+  std::string &src = result.source;
+  llvm::raw_string_ostream os(src);
+  os << "// Generated by metaattn from tile.kernel @" << kernel.getSymName() << ".\n"
+     << "// Launch: " << sig.threads << " threads, " << sig.dynamicSharedBytes
+     << " bytes of dynamic shared memory.\n"
+     << "#include \"metaattn/tile.cuh\"\n\n"
+     << "using metaattn::dev::bf16;\nusing metaattn::dev::fp16;\n\n"
+     << "static __device__ __forceinline__ int metaattn_floordiv(int a, int b) {\n"
+     << "  const int q = a / b;\n"
+     << "  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;\n}\n"
+     << "static __device__ __forceinline__ int metaattn_ceildiv(int a, int b) {\n"
+     << "  const int q = a / b;\n"
+     << "  return (a % b != 0 && ((a < 0) == (b < 0))) ? q + 1 : q;\n}\n"
+     << "template <class T, int R>\n"
+     << "static __device__ __forceinline__ T metaattn_read(const metaattn::dev::TensorRef<R>& t,\n"
+     << "                                                  const long long (&i)[R]) {\n"
+     << "  long long offset = 0;\n"
+     << "#pragma unroll\n"
+     << "  for (int d = 0; d < R; ++d) {\n"
+     << "    if ((unsigned long long)i[d] >= (unsigned long long)t.sizes[d]) return T{};\n"
+     << "    offset += i[d] * t.strides[d];\n"
+     << "  }\n"
+     << "  return static_cast<const T*>(t.data)[offset];\n}\n\n"
+     << "extern \"C\" __global__ void __launch_bounds__(" << sig.threads << ") " << sig.entry
+     << "(\n    " << params << ") {\n"
+     << "  extern __shared__ __align__(128) unsigned char smem[];\n"
+     << body << "}\n";
+  return result;
+}

@@ -1,0 +1,65 @@
+//===- CUDAEmitterImpl.h - state of the CUDA printer -------------*- C++ -*-===//
+#ifndef METAATTN_LIB_TARGET_CUDA_CUDAEMITTERIMPL_H
+#define METAATTN_LIB_TARGET_CUDA_CUDAEMITTERIMPL_H
+
+#include "metaattn/Target/CUDA/CUDAEmitter.h"
+
+#include "mlir/IR/Operation.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace metaattn::cuda {
+
+/// Prints one kernel. Scalar SSA values become `const` locals named v<N>; buffers become
+/// device-library objects; tile.parallel bodies become unrolled loops over the owning
+/// thread's fragment elements.
+class Printer {
+public:
+  Printer(llvm::raw_ostream &os, int64_t threads) : os(os), threads(threads) {}
+
+  mlir::LogicalResult printBlock(mlir::Block &block);
+  mlir::LogicalResult printOp(mlir::Operation *op);
+
+  /// The C++ expression of a value (its name, or an element access inside tile.parallel).
+  std::string name(mlir::Value value);
+  std::string fresh(mlir::Value value);
+  void bind(mlir::Value value, std::string expr) { names[value] = std::move(expr); }
+  llvm::raw_ostream &line();
+
+  /// C++ type of a scalar MLIR type (int for index, float, bf16, fp16, bool).
+  static mlir::FailureOr<std::string> scalarType(mlir::Type type);
+  /// C++ type of a local buffer (SmemTile / Frag / RowVec).
+  mlir::FailureOr<std::string> bufferType(mlir::Value buffer);
+
+  int64_t sharedBytes = 0;
+
+private:
+  mlir::LogicalResult printScalar(mlir::Operation *op);
+  mlir::LogicalResult printScf(mlir::Operation *op);
+  mlir::LogicalResult printTileOp(mlir::Operation *op);
+  mlir::LogicalResult printParallel(tile::ParallelOp op);
+  mlir::LogicalResult printCopy(tile::CopyOp op);
+  std::string origin(mlir::ValueRange indices, llvm::StringRef tag);
+
+  llvm::raw_ostream &os;
+  int64_t threads;
+  int indent = 1;
+  unsigned counter = 0;
+  llvm::DenseMap<mlir::Value, std::string> names;
+  /// Inside a tile.parallel: the element-index expression per buffer rank.
+  struct ParallelContext {
+    std::string elem2d, slot1d;
+  };
+  std::optional<ParallelContext> parallel;
+  friend struct IndentScope;
+};
+
+struct IndentScope {
+  Printer &p;
+  explicit IndentScope(Printer &p) : p(p) { ++p.indent; }
+  ~IndentScope() { --p.indent; }
+};
+
+} // namespace metaattn::cuda
+
+#endif // METAATTN_LIB_TARGET_CUDA_CUDAEMITTERIMPL_H

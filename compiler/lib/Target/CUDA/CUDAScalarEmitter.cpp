@@ -1,0 +1,235 @@
+//===- CUDAScalarEmitter.cpp - arith, math and scf as CUDA C++ --------------===//
+#include "CUDAEmitterImpl.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+#include <cmath>
+#include <cstdio>
+
+using namespace mlir;
+using namespace metaattn;
+using namespace metaattn::cuda;
+
+FailureOr<std::string> Printer::scalarType(Type type) {
+  if (type.isIndex() || type.isInteger(32))
+    return std::string("int");
+  if (type.isInteger(64))
+    return std::string("long long");
+  if (type.isInteger(1))
+    return std::string("bool");
+  if (type.isF32())
+    return std::string("float");
+  if (type.isBF16())
+    return std::string("bf16");
+  if (type.isF16())
+    return std::string("fp16");
+  return failure();
+}
+
+static std::string floatLiteral(double v) {
+  if (std::isnan(v))
+    return "__int_as_float(0x7fc00000)";
+  if (std::isinf(v))
+    return v > 0 ? "metaattn::dev::posInf()" : "metaattn::dev::negInf()";
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "%.9g", v);
+  std::string s = buf;
+  if (s.find_first_of(".e") == std::string::npos)
+    s += ".0";
+  return s + "f";
+}
+
+static const char *cmpIOperator(arith::CmpIPredicate p, bool &isUnsigned) {
+  using P = arith::CmpIPredicate;
+  isUnsigned = p == P::ult || p == P::ule || p == P::ugt || p == P::uge;
+  switch (p) {
+  case P::eq: return "==";
+  case P::ne: return "!=";
+  case P::slt: case P::ult: return "<";
+  case P::sle: case P::ule: return "<=";
+  case P::sgt: case P::ugt: return ">";
+  case P::sge: case P::uge: return ">=";
+  }
+  return "==";
+}
+
+LogicalResult Printer::printScalar(Operation *op) {
+  if (op->getNumResults() != 1)
+    return op->emitOpError() << "cannot be printed as CUDA: expected one result";
+  Value result = op->getResult(0);
+  FailureOr<std::string> type = scalarType(result.getType());
+  if (failed(type))
+    return op->emitOpError() << "cannot be printed as CUDA: unsupported type "
+                             << result.getType();
+  auto operand = [&](unsigned i) { return name(op->getOperand(i)); };
+  auto binary = [&](const char *sym) { return operand(0) + " " + sym + " " + operand(1); };
+  auto call = [&](StringRef fn) {
+    std::string s = fn.str() + "(";
+    for (unsigned i = 0; i < op->getNumOperands(); ++i)
+      s += (i ? ", " : "") + operand(i);
+    return s + ")";
+  };
+  std::optional<std::string> expr =
+      llvm::TypeSwitch<Operation *, std::optional<std::string>>(op)
+          .Case([&](arith::ConstantOp c) -> std::optional<std::string> {
+            if (auto i = dyn_cast<IntegerAttr>(c.getValue()))
+              return result.getType().isInteger(1) ? std::string(i.getInt() ? "true" : "false")
+                                                   : std::to_string(i.getInt());
+            if (auto f = dyn_cast<FloatAttr>(c.getValue())) {
+              std::string lit = floatLiteral(f.getValueAsDouble());
+              if (!result.getType().isF32())
+                return "metaattn::dev::fromFloat<" + *type + ">(" + lit + ")";
+              return lit;
+            }
+            return std::nullopt;
+          })
+          .Case([&](arith::AddIOp) { return binary("+"); })
+          .Case([&](arith::SubIOp) { return binary("-"); })
+          .Case([&](arith::MulIOp) { return binary("*"); })
+          .Case([&](arith::DivSIOp) { return binary("/"); })
+          .Case([&](arith::RemSIOp) { return binary("%"); })
+          .Case([&](arith::DivUIOp) {
+            return "(int)((unsigned)" + operand(0) + " / (unsigned)" + operand(1) + ")";
+          })
+          .Case([&](arith::RemUIOp) {
+            return "(int)((unsigned)" + operand(0) + " % (unsigned)" + operand(1) + ")";
+          })
+          .Case([&](arith::FloorDivSIOp) { return call("metaattn_floordiv"); })
+          .Case([&](arith::CeilDivSIOp) { return call("metaattn_ceildiv"); })
+          .Case([&](arith::MinSIOp) { return call("::min"); })
+          .Case([&](arith::MaxSIOp) { return call("::max"); })
+          .Case([&](arith::AndIOp) {
+            return binary(result.getType().isInteger(1) ? "&&" : "&");
+          })
+          .Case([&](arith::OrIOp) { return binary(result.getType().isInteger(1) ? "||" : "|"); })
+          .Case([&](arith::XOrIOp) { return binary(result.getType().isInteger(1) ? "!=" : "^"); })
+          .Case([&](arith::CmpIOp c) {
+            bool isUnsigned;
+            const char *sym = cmpIOperator(c.getPredicate(), isUnsigned);
+            if (isUnsigned)
+              return "(unsigned)" + operand(0) + " " + sym + " (unsigned)" + operand(1);
+            return binary(sym);
+          })
+          .Case([&](arith::IndexCastOp) { return "(" + *type + ")" + operand(0); })
+          .Case([&](arith::SelectOp) {
+            return operand(0) + " ? " + operand(1) + " : " + operand(2);
+          })
+          .Case([&](arith::AddFOp) { return binary("+"); })
+          .Case([&](arith::SubFOp) { return binary("-"); })
+          .Case([&](arith::MulFOp) { return binary("*"); })
+          .Case([&](arith::DivFOp) { return binary("/"); })
+          .Case([&](arith::NegFOp) { return "-" + operand(0); })
+          .Case<arith::MaximumFOp, arith::MaxNumFOp>([&](Operation *) { return call("fmaxf"); })
+          .Case<arith::MinimumFOp, arith::MinNumFOp>([&](Operation *) { return call("fminf"); })
+          .Case([&](arith::CmpFOp c) -> std::optional<std::string> {
+            using P = arith::CmpFPredicate;
+            std::string a = operand(0), b = operand(1);
+            switch (c.getPredicate()) {
+            case P::OEQ: return a + " == " + b;
+            case P::ONE: return "(" + a + " < " + b + " || " + a + " > " + b + ")";
+            case P::OLT: return a + " < " + b;
+            case P::OLE: return a + " <= " + b;
+            case P::OGT: return a + " > " + b;
+            case P::OGE: return a + " >= " + b;
+            case P::UEQ: return "!(" + a + " < " + b + " || " + a + " > " + b + ")";
+            case P::UNE: return a + " != " + b;
+            case P::ULT: return "!(" + a + " >= " + b + ")";
+            case P::ULE: return "!(" + a + " > " + b + ")";
+            case P::UGT: return "!(" + a + " <= " + b + ")";
+            case P::UGE: return "!(" + a + " < " + b + ")";
+            case P::ORD: return "(" + a + " == " + a + " && " + b + " == " + b + ")";
+            case P::UNO: return "(" + a + " != " + a + " || " + b + " != " + b + ")";
+            case P::AlwaysTrue: return std::string("true");
+            case P::AlwaysFalse: return std::string("false");
+            }
+            return std::nullopt;
+          })
+          .Case([&](arith::ExtFOp) { return "metaattn::dev::toFloat(" + operand(0) + ")"; })
+          .Case([&](arith::TruncFOp) {
+            return "metaattn::dev::fromFloat<" + *type + ">(" + operand(0) + ")";
+          })
+          .Case<arith::SIToFPOp, arith::UIToFPOp>(
+              [&](Operation *) { return "(float)" + operand(0); })
+          .Case<arith::FPToSIOp, arith::FPToUIOp>(
+              [&](Operation *) { return "(" + *type + ")" + operand(0); })
+          .Case([&](math::ExpOp) { return call("metaattn::dev::exp"); })
+          .Case([&](math::Exp2Op) { return call("metaattn::dev::exp2Approx"); })
+          .Case([&](math::LogOp) { return call("metaattn::dev::log"); })
+          .Case([&](math::Log2Op) { return call("metaattn::dev::log2Approx"); })
+          .Case([&](math::TanhOp) { return call("metaattn::dev::tanh"); })
+          .Case([&](math::AbsFOp) { return call("fabsf"); })
+          .Case([&](math::SqrtOp) { return call("sqrtf"); })
+          .Case([&](math::RsqrtOp) { return call("rsqrtf"); })
+          .Case([&](math::PowFOp) { return call("powf"); })
+          .Case([&](math::FmaOp) { return call("fmaf"); })
+          .Case([&](math::ErfOp) { return call("erff"); })
+          .Default([](Operation *) { return std::nullopt; });
+  if (!expr)
+    return op->emitOpError() << "cannot be printed as CUDA (no lowering for this op)";
+  line() << "const " << *type << " " << fresh(result) << " = " << *expr << ";\n";
+  return success();
+}
+
+LogicalResult Printer::printScf(Operation *op) {
+  if (auto forOp = dyn_cast<scf::ForOp>(op)) {
+    SmallVector<std::string> carried;
+    for (auto [arg, init, result] :
+         llvm::zip(forOp.getRegionIterArgs(), forOp.getInitArgs(), forOp.getResults())) {
+      FailureOr<std::string> type = scalarType(arg.getType());
+      if (failed(type))
+        return op->emitOpError() << "loop-carried values must be scalars";
+      std::string var = fresh(result);
+      line() << *type << " " << var << " = " << name(init) << ";\n";
+      bind(arg, var);
+      carried.push_back(var);
+    }
+    std::string iv = fresh(forOp.getInductionVar());
+    line() << "for (int " << iv << " = " << name(forOp.getLowerBound()) << "; " << iv << " < "
+           << name(forOp.getUpperBound()) << "; " << iv << " += " << name(forOp.getStep())
+           << ") {\n";
+    {
+      IndentScope scope(*this);
+      Block &body = *forOp.getBody();
+      if (failed(printBlock(body)))
+        return failure();
+      auto yield = cast<scf::YieldOp>(body.getTerminator());
+      for (auto [var, value] : llvm::zip(carried, yield.getOperands()))
+        line() << var << " = " << name(value) << ";\n";
+    }
+    line() << "}\n";
+    return success();
+  }
+  if (auto ifOp = dyn_cast<scf::IfOp>(op)) {
+    SmallVector<std::string> vars;
+    for (Value result : ifOp.getResults()) {
+      FailureOr<std::string> type = scalarType(result.getType());
+      if (failed(type))
+        return op->emitOpError() << "scf.if results must be scalars";
+      vars.push_back(fresh(result));
+      line() << *type << " " << vars.back() << ";\n";
+    }
+    auto printBranch = [&](Region &region) -> LogicalResult {
+      IndentScope scope(*this);
+      Block &block = region.front();
+      if (failed(printBlock(block)))
+        return failure();
+      for (auto [var, value] : llvm::zip(vars, block.getTerminator()->getOperands()))
+        line() << var << " = " << name(value) << ";\n";
+      return success();
+    };
+    line() << "if (" << name(ifOp.getCondition()) << ") {\n";
+    if (failed(printBranch(ifOp.getThenRegion())))
+      return failure();
+    if (!ifOp.getElseRegion().empty()) {
+      line() << "} else {\n";
+      if (failed(printBranch(ifOp.getElseRegion())))
+        return failure();
+    }
+    line() << "}\n";
+    return success();
+  }
+  return op->emitOpError() << "cannot be printed as CUDA";
+}
