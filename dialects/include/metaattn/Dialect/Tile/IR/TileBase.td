@@ -41,7 +41,9 @@ def Tile_MemorySpace : I32EnumAttr<"MemorySpace", "where a local buffer lives", 
   let cppNamespace = "::metaattn::tile";
   let genSpecializedAttr = 0;
 }
-def Tile_MemorySpaceAttr : EnumAttr<Tile_Dialect, Tile_MemorySpace, "space">;
+def Tile_MemorySpaceAttr : EnumAttr<Tile_Dialect, Tile_MemorySpace, "space"> {
+  let assemblyFormat = "`<` $value `>`";
+}
 
 def Tile_ReduceKind : I32EnumAttr<"ReduceKind", "row reduction of a fragment", [
     I32EnumAttrCase<"max", 0>,

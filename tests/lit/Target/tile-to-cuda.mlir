@@ -1,0 +1,47 @@
+// RUN: metaattn-opt %s --metaattn-lower | metaattn-translate --tile-to-cuda | FileCheck %s
+
+// The printer calls the device library: cp.async tiles, mma gemms, warp reductions, and
+// unrolled element loops over the owning thread's fragment elements.
+// CHECK: #include "metaattn/tile.cuh"
+// CHECK: extern "C" __global__ void __launch_bounds__(128) causal(
+// CHECK-NEXT: const metaattn::dev::TensorRef<4> q,
+// CHECK: const metaattn::dev::TensorRef<4> o) {
+// CHECK: extern __shared__ __align__(128) unsigned char smem[];
+// CHECK: metaattn::dev::SmemTile<bf16, 64, 64> [[QS:v[0-9]+]](smem + 0);
+// CHECK: metaattn::dev::SmemTile<bf16, 64, 64, 2> [[KS:v[0-9]+]](smem + 8192);
+// CHECK: metaattn::dev::Frag<float, 64, 64, 4> [[S:v[0-9]+]];
+// CHECK: metaattn::dev::RowVec<64, 4>
+// CHECK: metaattn::dev::block::loadTile<128>([[QS]], q,
+// CHECK: metaattn::dev::block::loadTileAsync<128>(
+// CHECK: metaattn::dev::block::asyncCommit();
+// CHECK: for (int [[J:v[0-9]+]] =
+// CHECK: metaattn::dev::block::asyncWait<0>();
+// CHECK: metaattn::dev::warp::gemmSS<true>([[S]], [[QS]],
+// CHECK: for (int [[E:e[0-9]+]] = 0; [[E]] < [[P:P[0-9]+]]::kElems; ++[[E]]) {
+// CHECK: = [[P]]::row([[E]]);
+// CHECK: metaattn::dev::warp::rowMax([[S]],
+// CHECK: metaattn::dev::exp(
+// CHECK: metaattn::dev::warp::rowSum(
+// CHECK: metaattn::dev::warp::gemmRS<false>(
+// CHECK: metaattn::dev::block::storeFrag<128, bf16>(o,
+func.func @causal(%q: tensor<?x?x4x64xbf16>, %k: tensor<?x?x4x64xbf16>, %v: tensor<?x?x4x64xbf16>) -> tensor<?x?x4x64xbf16> {
+  %o = attn.attention %q, %k, %v
+    score {
+    ^bb0(%s: f32, %b: index, %h: index, %qi: index, %ki: index, %sq: index, %skv: index):
+      attn.yield %s : f32
+    } mask {
+    ^bb0(%b: index, %h: index, %qi: index, %ki: index, %sq: index, %skv: index):
+      %off = arith.subi %skv, %sq : index
+      %lim = arith.addi %qi, %off : index
+      %m = arith.cmpi sle, %ki, %lim : index
+      attn.yield %m : i1
+    } normalizer {
+    ^bb0(%s: f32, %b: index, %h: index, %qi: index, %ki: index, %sq: index, %skv: index):
+      %mx = attn.row_reduce max %s : f32
+      %d = arith.subf %s, %mx : f32
+      %w = math.exp %d : f32
+      %z = attn.row_reduce sum %w : f32
+      attn.normalize %w, %z : f32, f32
+    } : tensor<?x?x4x64xbf16>, tensor<?x?x4x64xbf16>, tensor<?x?x4x64xbf16> -> tensor<?x?x4x64xbf16>
+  return %o : tensor<?x?x4x64xbf16>
+}

@@ -1,0 +1,49 @@
+// RUN: metaattn-opt %s -split-input-file -tile-infer-layout -verify-diagnostics | FileCheck %s
+
+// CHECK-LABEL: tile.kernel @layouts
+// CHECK: tile.alloc {layout = #tile.layout<"mma", warps = 4>} : memref<64x32xf32, #tile.space<fragment>>
+// CHECK: tile.alloc {layout = #tile.layout<"row", warps = 4>} : memref<64xf32, #tile.space<fragment>>
+// CHECK: tile.alloc : memref<64x32xbf16, #tile.space<shared>>
+tile.kernel @layouts(%t: !tile.tensor<?x32xbf16>) attributes {grid = array<i64: 0, 0, 64, -1, 0, 1, -1, 0, 1>, threads = 128 : i64} {
+  %s = tile.alloc : memref<64x32xf32, #tile.space<fragment>>
+  %m = tile.alloc : memref<64xf32, #tile.space<fragment>>
+  %sh = tile.alloc : memref<64x32xbf16, #tile.space<shared>>
+  tile.parallel (%i, %j) in [64, 32] {
+    %x = memref.load %s[%i, %j] : memref<64x32xf32, #tile.space<fragment>>
+    %y = memref.load %m[%i] : memref<64xf32, #tile.space<fragment>>
+    %z = arith.addf %x, %y : f32
+    memref.store %z, %s[%i, %j] : memref<64x32xf32, #tile.space<fragment>>
+  }
+  tile.return
+}
+
+// -----
+
+tile.kernel @rows_not_divisible(%t: !tile.tensor<?x32xbf16>) attributes {grid = array<i64: 0, 0, 64, -1, 0, 1, -1, 0, 1>, threads = 128 : i64} {
+  // expected-error @+1 {{fragment rows (48) must be a multiple of 16 x 4 warps for the mma layout}}
+  %s = tile.alloc : memref<48x32xf32, #tile.space<fragment>>
+  tile.return
+}
+
+// -----
+
+tile.kernel @transposed_access(%t: !tile.tensor<?x32xbf16>) attributes {grid = array<i64: 0, 0, 64, -1, 0, 1, -1, 0, 1>, threads = 128 : i64} {
+  %s = tile.alloc : memref<64x64xf32, #tile.space<fragment>>
+  tile.parallel (%i, %j) in [64, 64] {
+    // expected-error @+1 {{fragment index #0 must be the parallel induction variable #0}}
+    %x = memref.load %s[%j, %i] : memref<64x64xf32, #tile.space<fragment>>
+    memref.store %x, %s[%i, %j] : memref<64x64xf32, #tile.space<fragment>>
+  }
+  tile.return
+}
+
+// -----
+
+tile.kernel @shared_in_parallel(%t: !tile.tensor<?x32xbf16>) attributes {grid = array<i64: 0, 0, 64, -1, 0, 1, -1, 0, 1>, threads = 128 : i64} {
+  %sh = tile.alloc : memref<64x32xbf16, #tile.space<shared>>
+  tile.parallel (%i, %j) in [64, 32] {
+    // expected-error @+1 {{inside tile.parallel only fragments may be accessed}}
+    %x = memref.load %sh[%i, %j] : memref<64x32xbf16, #tile.space<shared>>
+  }
+  tile.return
+}
