@@ -1,0 +1,249 @@
+//===- KernelSignature.cpp - Checking DLPack tensors against a kernel signature ------------===//
+
+#include "metaattn/Runtime/KernelSignature.h"
+
+#include <map>
+
+namespace metaattn::rt {
+
+namespace {
+
+std::string deviceTypeName(int type) {
+  switch (type) {
+  case kDLCPU:
+    return "cpu";
+  case kDLCUDA:
+    return "cuda";
+  case kDLCUDAHost:
+    return "cuda_host (pinned host memory)";
+  case kDLCUDAManaged:
+    return "cuda_managed";
+  case kDLROCM:
+    return "rocm";
+  default:
+    return fmt::format("device type {}", type);
+  }
+}
+
+/// " (Sq)" when `param` names dimension `dim`, else "".
+std::string symbolSuffix(const TensorParam &param, int dim) {
+  if (dim < static_cast<int>(param.symbols.size()) && !param.symbols[dim].empty())
+    return fmt::format(" ({})", param.symbols[dim]);
+  return std::string();
+}
+
+bool sameDtype(DLDataType a, DLDataType b) {
+  return a.code == b.code && a.bits == b.bits && a.lanes == b.lanes;
+}
+
+/// Bytes per element, at least 1 (sub-byte types are checked at byte alignment).
+int64_t elementBytes(DLDataType dtype) {
+  int64_t bytes = (int64_t(dtype.bits) * dtype.lanes + 7) / 8;
+  return bytes > 0 ? bytes : 1;
+}
+
+/// Where a symbol was first bound in this call.
+struct SymbolBinding {
+  int64_t size;
+  int tensor;
+  int dim;
+};
+
+} // namespace
+
+std::string dtypeName(DLDataType dtype) {
+  std::string base;
+  switch (dtype.code) {
+  case kDLFloat:
+    base = fmt::format("float{}", dtype.bits);
+    break;
+  case kDLBfloat:
+    base = fmt::format("bfloat{}", dtype.bits);
+    break;
+  case kDLInt:
+    base = fmt::format("int{}", dtype.bits);
+    break;
+  case kDLUInt:
+    base = fmt::format("uint{}", dtype.bits);
+    break;
+  case kDLComplex:
+    base = fmt::format("complex{}", dtype.bits);
+    break;
+  case kDLOpaqueHandle:
+    base = fmt::format("opaque{}", dtype.bits);
+    break;
+  default:
+    base = fmt::format("dtype(code={}, bits={})", int(dtype.code), int(dtype.bits));
+    break;
+  }
+  if (dtype.lanes != 1)
+    base += fmt::format("x{}", dtype.lanes);
+  return base;
+}
+
+std::vector<int64_t> effectiveStrides(const DLTensor &tensor) {
+  std::vector<int64_t> strides(tensor.ndim > 0 ? tensor.ndim : 0);
+  if (tensor.strides) {
+    for (int i = 0; i < tensor.ndim; ++i)
+      strides[i] = tensor.strides[i];
+    return strides;
+  }
+  int64_t running = 1;
+  for (int i = tensor.ndim - 1; i >= 0; --i) {
+    strides[i] = running;
+    running *= tensor.shape[i];
+  }
+  return strides;
+}
+
+Status checkSignature(const KernelSignature &signature) {
+  auto invalid = [&](std::string problem) {
+    return Status::error("invalid kernel signature for '{}': {}", signature.entry, problem);
+  };
+  if (signature.entry.empty())
+    return invalid("the entry name is empty");
+  for (const TensorParam &param : signature.params) {
+    if (param.rank < 0)
+      return invalid(fmt::format("tensor '{}' has negative rank {}", param.name, param.rank));
+    if (!param.sizes.empty() && static_cast<int>(param.sizes.size()) != param.rank)
+      return invalid(fmt::format("tensor '{}' has {} sizes for rank {}", param.name,
+                                 param.sizes.size(), param.rank));
+    if (!param.symbols.empty() && static_cast<int>(param.symbols.size()) != param.rank)
+      return invalid(fmt::format("tensor '{}' has {} symbols for rank {}", param.name,
+                                 param.symbols.size(), param.rank));
+    if (param.dtype.bits == 0 || param.dtype.lanes == 0)
+      return invalid(fmt::format("tensor '{}' has an empty dtype", param.name));
+  }
+  for (int axis = 0; axis < 3; ++axis) {
+    const GridDim &grid = signature.grid[axis];
+    if (grid.tensor < 0) {
+      if (grid.constant < 0)
+        return invalid(fmt::format("grid[{}] is the negative constant {}", axis, grid.constant));
+      continue;
+    }
+    if (grid.tensor >= static_cast<int>(signature.params.size()))
+      return invalid(fmt::format("grid[{}] refers to tensor #{} of {}", axis, grid.tensor,
+                                 signature.params.size()));
+    const TensorParam &param = signature.params[grid.tensor];
+    if (grid.dim < 0 || grid.dim >= param.rank)
+      return invalid(fmt::format("grid[{}] refers to dim {} of '{}' (rank {})", axis, grid.dim,
+                                 param.name, param.rank));
+    if (grid.divisor <= 0)
+      return invalid(fmt::format("grid[{}] has divisor {}", axis, grid.divisor));
+  }
+  if (signature.threads < 1 || signature.threads > 1024)
+    return invalid(fmt::format("{} threads per block (must be 1..1024)", signature.threads));
+  if (signature.dynamicSharedBytes < 0)
+    return invalid(fmt::format("negative dynamic shared memory {}", signature.dynamicSharedBytes));
+  return Status::success();
+}
+
+Status validate(const KernelSignature &signature, const TensorList &tensors,
+                const ValidateOptions &options) {
+  METAATTN_RETURN_IF_ERROR(checkSignature(signature));
+  if (tensors.size() != signature.params.size())
+    return Status::error("kernel '{}' takes {} tensors, got {}", signature.entry,
+                         signature.params.size(), tensors.size());
+
+  std::map<std::string, SymbolBinding> symbols;
+  for (size_t index = 0; index < tensors.size(); ++index) {
+    const TensorParam &param = signature.params[index];
+    const DLTensor *tensor = tensors[index];
+    if (!tensor)
+      return Status::error("tensor '{}' (argument {}) is null", param.name, index);
+    if (tensor->ndim != param.rank)
+      return Status::error("tensor '{}': rank is {}, expected {}", param.name, tensor->ndim,
+                           param.rank);
+    if (!sameDtype(tensor->dtype, param.dtype))
+      return Status::error("tensor '{}': dtype is {}, expected {}", param.name,
+                           dtypeName(tensor->dtype), dtypeName(param.dtype));
+
+    DLDeviceType deviceType = tensor->device.device_type;
+    bool deviceOk = deviceType == kDLCUDA || (options.allowHostTensors && deviceType == kDLCPU);
+    if (!deviceOk)
+      return Status::error("tensor '{}': is on {}, expected a CUDA device tensor (kDLCUDA)",
+                           param.name, deviceTypeName(deviceType));
+    if (deviceType == kDLCUDA && options.deviceOrdinal >= 0 &&
+        tensor->device.device_id != options.deviceOrdinal)
+      return Status::error("tensor '{}': is on cuda:{}, but the kernel runs on cuda:{}", param.name,
+                           tensor->device.device_id, options.deviceOrdinal);
+    if (param.rank > 0 && !tensor->shape)
+      return Status::error("tensor '{}': shape is null", param.name);
+
+    int64_t elements = 1;
+    for (int dim = 0; dim < param.rank; ++dim) {
+      int64_t size = tensor->shape[dim];
+      if (size < 0)
+        return Status::error("tensor '{}': dim {}{} has negative size {}", param.name, dim,
+                             symbolSuffix(param, dim), size);
+      elements *= size;
+      if (!param.sizes.empty() && param.sizes[dim] >= 0 && param.sizes[dim] != size)
+        return Status::error("tensor '{}': dim {}{} is {}, expected {}", param.name, dim,
+                             symbolSuffix(param, dim), size, param.sizes[dim]);
+      if (dim >= static_cast<int>(param.symbols.size()) || param.symbols[dim].empty())
+        continue;
+      const std::string &symbol = param.symbols[dim];
+      auto [it, inserted] =
+          symbols.emplace(symbol, SymbolBinding{size, static_cast<int>(index), dim});
+      const SymbolBinding &bound = it->second;
+      if (inserted || bound.size == size)
+        continue;
+      if (bound.tensor == static_cast<int>(index))
+        return Status::error("tensor '{}': dim {} ({}) is {} but dim {} has {}", param.name, dim,
+                             symbol, size, bound.dim, bound.size);
+      return Status::error("tensor '{}': dim {} ({}) is {} but '{}' has {}", param.name, dim,
+                           symbol, size, signature.params[bound.tensor].name, bound.size);
+    }
+
+    if (param.lastDimContiguous && param.rank > 0 && tensor->strides) {
+      int64_t stride = tensor->strides[param.rank - 1];
+      if (stride != 1 && tensor->shape[param.rank - 1] > 1)
+        return Status::error("tensor '{}': last dim has stride {}, expected 1 (contiguous)",
+                             param.name, stride);
+    }
+
+    if (elements == 0)
+      continue;
+    if (!tensor->data)
+      return Status::error("tensor '{}': data is null but the tensor has {} elements", param.name,
+                           elements);
+    uint64_t address = reinterpret_cast<uint64_t>(tensor->data) + tensor->byte_offset;
+    int64_t alignment = elementBytes(param.dtype);
+    if (address % alignment != 0)
+      return Status::error("tensor '{}': data address {:#x} (with byte_offset {}) is not "
+                           "aligned to its {}-byte elements",
+                           param.name, address, tensor->byte_offset, alignment);
+  }
+  return Status::success();
+}
+
+StatusOr<std::array<int64_t, 3>> computeGrid(const KernelSignature &signature,
+                                             const TensorList &tensors) {
+  METAATTN_RETURN_IF_ERROR(checkSignature(signature));
+  static constexpr int64_t kLimits[3] = {2147483647, 65535, 65535};
+  static constexpr const char *kAxes[3] = {"x", "y", "z"};
+  std::array<int64_t, 3> extents;
+  for (int axis = 0; axis < 3; ++axis) {
+    const GridDim &grid = signature.grid[axis];
+    if (grid.tensor < 0) {
+      extents[axis] = grid.constant;
+    } else {
+      if (grid.tensor >= static_cast<int>(tensors.size()) || !tensors[grid.tensor])
+        return Status::error("kernel '{}': grid.{} needs tensor #{}, which was not given",
+                             signature.entry, kAxes[axis], grid.tensor);
+      const DLTensor &tensor = *tensors[grid.tensor];
+      if (grid.dim >= tensor.ndim || !tensor.shape)
+        return Status::error("kernel '{}': grid.{} needs dim {} of '{}', which has rank {}",
+                             signature.entry, kAxes[axis], grid.dim,
+                             signature.params[grid.tensor].name, tensor.ndim);
+      int64_t size = tensor.shape[grid.dim];
+      extents[axis] = (size + grid.divisor - 1) / grid.divisor;
+    }
+    if (extents[axis] > kLimits[axis])
+      return Status::error("kernel '{}': grid.{} is {}, beyond CUDA's limit of {}", signature.entry,
+                           kAxes[axis], extents[axis], kLimits[axis]);
+  }
+  return extents;
+}
+
+} // namespace metaattn::rt
