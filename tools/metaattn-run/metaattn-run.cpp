@@ -1,0 +1,163 @@
+//===- metaattn-run.cpp - compile an attention .mlir, run it, check it ------===//
+//
+// metaattn-run file.mlir [--device=auto|cpu|gpu] [--batch=B --seq-q=Sq --seq-kv=Skv]
+//   Lowers each attention function of the file, runs it on random inputs on the GPU (NVRTC)
+//   or on the CPU tile executor, and checks the result against the reference evaluator.
+//   Exit code 0 when every function matches, 1 otherwise.
+//
+//===----------------------------------------------------------------------===//
+
+#include "AttentionProblem.h"
+
+#include "metaattn/Runtime/Device.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/ToolOutputFile.h"
+
+using namespace mlir;
+using namespace metaattn;
+namespace cl = llvm::cl;
+
+static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<attention .mlir>"),
+                                      cl::Required);
+static cl::opt<std::string> deviceOpt("device", cl::desc("auto, cpu or gpu"), cl::init("auto"));
+static cl::opt<std::string> functionOpt("function",
+                                        cl::desc("run only this function (default: all)"));
+static cl::opt<int64_t> batchOpt("batch", cl::desc("batch size"), cl::init(2));
+static cl::opt<int64_t> seqQOpt("seq-q", cl::desc("query length"), cl::init(77));
+static cl::opt<int64_t> seqKvOpt("seq-kv", cl::desc("kv length (default: seq-q)"),
+                                 cl::init(-1));
+static cl::opt<uint64_t> seedOpt("seed", cl::desc("random seed"), cl::init(1));
+static cl::opt<double> atolOpt("atol", cl::desc("absolute tolerance (default: by dtype)"),
+                               cl::init(-1));
+static cl::opt<double> rtolOpt("rtol", cl::desc("relative tolerance (default: by dtype)"),
+                               cl::init(-1));
+static cl::opt<bool> benchOpt("bench", cl::desc("time the GPU kernel (median of --iters)"));
+static cl::opt<int> itersOpt("iters", cl::desc("timed iterations"), cl::init(20));
+static cl::opt<bool> noCheckOpt("no-check", cl::desc("skip the oracle (large benchmarks)"));
+static cl::opt<std::string> loadOpt("load-inputs", cl::desc("read q.bin, k.bin, v.bin from DIR"));
+static cl::opt<std::string> saveOpt("save-output", cl::desc("write o.bin to DIR"));
+static cl::opt<std::string> dumpOpt("dump-cuda", cl::desc("write the generated CUDA to FILE"));
+static cl::opt<std::string> targetOpt("target", cl::desc("tiling target"), cl::init("sm_90"));
+static cl::opt<int64_t> blockMOpt("block-m", cl::desc("query rows per block"), cl::init(0));
+static cl::opt<int64_t> blockNOpt("block-n", cl::desc("kv positions per tile"), cl::init(0));
+static cl::opt<int64_t> warpsOpt("warps", cl::desc("warps per block"), cl::init(0));
+static cl::opt<int64_t> stagesOpt("stages", cl::desc("pipeline stages"), cl::init(0));
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  cl::ParseCommandLineOptions(argc, argv, "metaattn attention runner\n");
+  run::RunOptions options;
+  options.batch = batchOpt;
+  options.seqQ = seqQOpt;
+  options.seqKv = seqKvOpt < 0 ? seqQOpt : seqKvOpt;
+  options.seed = seedOpt;
+  options.atol = atolOpt;
+  options.rtol = rtolOpt;
+  options.bench = benchOpt;
+  options.iterations = itersOpt;
+  options.check = !noCheckOpt;
+  options.loadInputs = loadOpt;
+  options.saveOutput = saveOpt;
+  options.dumpCuda = dumpOpt;
+  options.pipeline.target = targetOpt;
+  options.pipeline.blockM = blockMOpt;
+  options.pipeline.blockN = blockNOpt;
+  options.pipeline.warps = warpsOpt;
+  options.pipeline.stages = stagesOpt;
+  if (options.batch < 1 || options.seqQ < 1 || options.seqKv < 1) {
+    llvm::errs() << "metaattn-run: batch and lengths must be at least 1\n";
+    return 1;
+  }
+
+  std::string device = deviceOpt;
+  if (device == "auto")
+    device = rt::Device::get(0).ok() ? "gpu" : "cpu";
+  if (device != "cpu" && device != "gpu") {
+    llvm::errs() << "metaattn-run: --device must be auto, cpu or gpu\n";
+    return 1;
+  }
+  if (options.bench && device != "gpu") {
+    llvm::errs() << "metaattn-run: --bench needs a GPU\n";
+    return 1;
+  }
+
+  DialectRegistry registry;
+  registerMetaAttnDialects(registry);
+  MLIRContext context(registry);
+  std::string error;
+  auto buffer = openInputFile(inputFile, &error);
+  if (!buffer) {
+    llvm::errs() << "metaattn-run: " << error << "\n";
+    return 1;
+  }
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
+  SourceMgrDiagnosticHandler handler(sourceMgr, &context);
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  if (!module)
+    return 1;
+
+  std::vector<func::FuncOp> funcs;
+  for (func::FuncOp func : module->getOps<func::FuncOp>())
+    if (!func.getOps<attn::AttentionOp>().empty() &&
+        (functionOpt.empty() || func.getSymName() == functionOpt))
+      funcs.push_back(func);
+  if (funcs.empty()) {
+    llvm::errs() << "metaattn-run: " << inputFile << " holds no function with an attn.attention"
+                 << (functionOpt.empty() ? "" : " named " + functionOpt) << "\n";
+    return 1;
+  }
+
+  bool allPassed = true;
+  for (func::FuncOp func : funcs) {
+    attn::AttentionOp op = *func.getOps<attn::AttentionOp>().begin();
+    run::Problem problem;
+    llvm::outs() << func.getSymName() << " (B=" << options.batch << ", Sq=" << options.seqQ
+                 << ", Skv=" << options.seqKv << ", device=" << device << ")\n";
+    if (failed(run::makeProblem(op, options, problem, error))) {
+      llvm::errs() << "metaattn-run: " << func.getSymName() << ": " << error << "\n";
+      return 1;
+    }
+    // Lower a module holding only this function.
+    OwningOpRef<ModuleOp> single = ModuleOp::create(module->getLoc());
+    single->push_back(func->clone());
+    std::optional<double> ms;
+    LogicalResult ran = failure();
+    if (device == "cpu") {
+      auto lowered = lowerToCuda(*single, options.pipeline);
+      if (!lowered.ok()) {
+        llvm::errs() << "metaattn-run: " << lowered.status().message() << "\n";
+        return 1;
+      }
+      ran = run::runOnCpu(*single, func.getSymName(), problem, error);
+    } else {
+      ran = run::runOnGpu(*single, options, problem, ms, error);
+    }
+    if (failed(ran)) {
+      llvm::errs() << "metaattn-run: " << func.getSymName() << ": " << error << "\n";
+      return 1;
+    }
+    bool passed = true;
+    if (options.check)
+      passed = run::compareWithOracle(problem, options, llvm::outs());
+    allPassed &= passed;
+    if (ms) {
+      auto qt = cast<RankedTensorType>(op.getQ().getType());
+      auto vt = cast<RankedTensorType>(op.getV().getType());
+      double flops = 2.0 * run::visiblePairs(op, options.batch, options.seqQ, options.seqKv) *
+                     double(qt.getDimSize(3) + vt.getDimSize(3));
+      llvm::outs() << "  time: " << *ms << " ms, " << flops / (*ms * 1e-3) / 1e12
+                   << " TFLOP/s\n";
+    }
+    llvm::outs() << (options.check ? (passed ? "PASS " : "FAIL ") : "RAN ") << func.getSymName()
+                 << "\n";
+  }
+  return allPassed ? 0 : 1;
+}
