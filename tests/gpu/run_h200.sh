@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# One call on the GPU machine: GPU correctness against the oracle, compute-sanitizer, the
+# device-library tests and the softmax benchmark; a short table last.
+#
+#   BIN=<dir with static metaattn-run> OUT=<dir for logs and CSV> bash tests/gpu/run_h200.sh
+#
+# Build BIN here with: cmake -G Ninja -S . -B build-static -DMETAATTN_STATIC_LLVM=ON \
+#   -DMETAATTN_BUILD_TESTS=OFF -DCMAKE_BUILD_TYPE=Release && ninja -C build-static metaattn-run
+set -u
+BIN=${BIN:-build-static/bin}
+OUT=${OUT:-/tmp/metaattn-gpu}
+JOBS=${JOBS:-14}
+mkdir -p "$OUT"
+export METAATTN_CACHE_DIR=${METAATTN_CACHE_DIR:-/tmp/metaattn-cache}
+RUN="$BIN/metaattn-run"
+nvidia-smi -L || { echo "no GPU"; exit 1; }
+
+# --- 1. Variants at many lengths against the oracle ------------------------------------------
+CASES="$OUT/cases.mlir"
+python3 benchmarks/softmax_ir.py \
+  mha_d64:4:4:64:64:0 causal_d64:4:4:64:64:1 causal_d128_gqa4:8:2:128:128:1 \
+  d128_gqa4:8:2:128:128:0 causal_d192_dv128:2:2:192:128:1 d128_dv256:2:2:128:256:0 \
+  odd_d72_dv40:3:1:72:40:1 f16_causal_d128:2:2:128:128:1:f16 f16_d64:4:4:64:64:0:f16 \
+  long_d64:1:1:64:64:0 long_causal_d128:1:1:128:128:1 long_f16_d64:1:1:64:64:1:f16 > "$CASES"
+{
+  for f in mha_d64 causal_d64 causal_d128_gqa4 d128_gqa4 causal_d192_dv128 d128_dv256 \
+           odd_d72_dv40 f16_causal_d128 f16_d64; do
+    for lens in "1 1" "1 4099" "17 17" "64 64" "65 65" "77 130" "130 77" "127 129" "200 1000" \
+                "1000 200" "1000 1000"; do
+      echo "$f 3 $lens"
+    done
+  done
+  for f in long_d64 long_causal_d128 long_f16_d64; do
+    for lens in "2049 2049" "4099 4099" "8192 8192" "8191 8193"; do echo "$f 1 $lens"; done
+  done
+} > "$OUT/jobs.txt"
+run_job() {
+  local f=$1 b=$2 sq=$3 skv=$4
+  local log="$OUT/logs/${f}_b${b}_${sq}x${skv}.log"
+  if "$RUN" "$CASES" --device=gpu --function="$f" --batch="$b" --seq-q="$sq" --seq-kv="$skv" \
+       > "$log" 2>&1; then
+    echo "PASS $f B=$b Sq=$sq Skv=$skv"
+  else
+    echo "FAIL $f B=$b Sq=$sq Skv=$skv (see $(basename "$log"))"
+  fi
+}
+export -f run_job
+export RUN CASES OUT
+mkdir -p "$OUT/logs"
+# Compile each kernel once first (fills the NVRTC cache), then run everything in parallel.
+awk '{print $1}' "$OUT/jobs.txt" | sort -u | while read -r f; do
+  "$RUN" "$CASES" --device=gpu --function="$f" --batch=1 --seq-q=5 --seq-kv=5 > /dev/null 2>&1
+done
+start=$(date +%s)
+xargs -P "$JOBS" -L 1 bash -c 'run_job "$@"' _ < "$OUT/jobs.txt" | sort > "$OUT/correctness.txt"
+echo "correctness: $(grep -c ^PASS "$OUT/correctness.txt") passed," \
+     "$(grep -c ^FAIL "$OUT/correctness.txt") failed, $(( $(date +%s) - start )) s"
+grep ^FAIL "$OUT/correctness.txt" | head -20
+
+# --- 2. compute-sanitizer on generated kernels -----------------------------------------------
+for tool in memcheck racecheck; do
+  compute-sanitizer --tool "$tool" --error-exitcode 3 "$RUN" "$CASES" --device=gpu \
+    --function=causal_d128_gqa4 --batch=1 --seq-q=130 --seq-kv=77 > "$OUT/sanitizer_$tool.log" 2>&1
+  echo "compute-sanitizer $tool: exit $? ($(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' \
+    "$OUT/sanitizer_$tool.log" | tail -1))"
+done
+
+# --- 3. Device-library test program (hand-written kernels on the library) -------------------
+if bash tests/gpu/device/build.sh /tmp/device_lib_test > "$OUT/device_lib_build.log" 2>&1; then
+  /tmp/device_lib_test > "$OUT/device_lib.log" 2>&1
+  echo "device library tests: exit $? ($(grep -c PASS "$OUT/device_lib.log") PASS," \
+       "$(grep -c FAIL "$OUT/device_lib.log") FAIL)"
+else
+  echo "device library tests: build failed (see device_lib_build.log)"
+fi
+
+# --- 4. Benchmark ------------------------------------------------------------------------------
+PYTHONUNBUFFERED=1 python3 benchmarks/bench_softmax.py --runner "$RUN" \
+  --csv "$OUT/softmax.csv" --dims "${BENCH_DIMS:-64,128}" --seqs "${BENCH_SEQS:-1024,4096,16384}" \
+  2>&1 | tee "$OUT/bench.log" | tail -20
