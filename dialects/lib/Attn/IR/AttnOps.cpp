@@ -267,8 +267,8 @@ LogicalResult OnlineAttentionOp::verify() {
   for (Attribute attr : getReductions()) {
     auto kind = dyn_cast<ReductionKindAttr>(attr);
     if (!kind || kind.getValue() == ReductionKind::max)
-      return emitOpError() << "row accumulators must be #attn.reduction<sum> or "
-                           << "#attn.reduction<abs_sum>";
+      return emitOpError() << "row accumulators must be #attn<reduction sum> or "
+                           << "#attn<reduction abs_sum>";
   }
   if (getDegrees().size() != numAcc + 1)
     return emitOpError() << "degrees must list the weight and each of the " << numAcc

@@ -42,13 +42,15 @@ LogicalResult RecurrentOp::verify() {
     return failure();
 
   auto ot = cast<RankedTensorType>(getOutput().getType());
-  if (ot.getRank() != 4 || ot.getElementType() != qt.getElementType() ||
-      failed(verifyDim(op, "output", ot, 0, batch, "batch")) ||
+  // One diagnostic per problem: verifyDim reports a wrong size itself.
+  if (ot.getRank() != 4 || ot.getElementType() != qt.getElementType())
+    return emitOpError() << "output must be [batch, seq, heads, value dim] of "
+                         << qt.getElementType() << ", found " << ot;
+  if (failed(verifyDim(op, "output", ot, 0, batch, "batch")) ||
       failed(verifyDim(op, "output", ot, 1, seq, "length")) ||
       failed(verifyDim(op, "output", ot, 2, heads, "heads")) ||
       failed(verifyDim(op, "output", ot, 3, valueDim, "value dim")))
-    return emitOpError() << "output must be [batch, seq, heads, value dim] of "
-                         << qt.getElementType() << ", found " << ot;
+    return failure();
 
   // Gate.
   GateKind kind = getGateKind();
