@@ -4,7 +4,7 @@
 
 func.func @mixed(%q: tensor<?x?x4x64xbf16>, %k: tensor<?x?x4x64xbf16>, %v: tensor<?x?x4x64xbf16>) -> (tensor<?x?x4x64xbf16>, tensor<?x4x?xf32>) {
   // expected-note @+1 {{in this attention}}
-  %o, %lse = attn.attention %q, %k, %v 
+  %o, %lse = attn.attention %q, %k, %v
     score {
     ^bb0(%s: f32, %b: index, %h: index, %qi: index, %ki: index, %sq: index, %skv: index):
       attn.yield %s : f32
@@ -32,7 +32,7 @@ func.func @mixed(%q: tensor<?x?x4x64xbf16>, %k: tensor<?x?x4x64xbf16>, %v: tenso
 
 func.func @weight_uses_sum(%q: tensor<?x?x4x64xbf16>, %k: tensor<?x?x4x64xbf16>, %v: tensor<?x?x4x64xbf16>) -> (tensor<?x?x4x64xbf16>, tensor<?x4x?xf32>) {
   // expected-note @+1 {{in this attention}}
-  %o, %lse = attn.attention %q, %k, %v 
+  %o, %lse = attn.attention %q, %k, %v
     score {
     ^bb0(%s: f32, %b: index, %h: index, %qi: index, %ki: index, %sq: index, %skv: index):
       attn.yield %s : f32
@@ -60,7 +60,7 @@ func.func @weight_uses_sum(%q: tensor<?x?x4x64xbf16>, %k: tensor<?x?x4x64xbf16>,
 
 func.func @two_max(%q: tensor<?x?x4x64xbf16>, %k: tensor<?x?x4x64xbf16>, %v: tensor<?x?x4x64xbf16>) -> (tensor<?x?x4x64xbf16>, tensor<?x4x?xf32>) {
   // expected-note @+1 {{in this attention}}
-  %o, %lse = attn.attention %q, %k, %v 
+  %o, %lse = attn.attention %q, %k, %v
     score {
     ^bb0(%s: f32, %b: index, %h: index, %qi: index, %ki: index, %sq: index, %skv: index):
       attn.yield %s : f32
@@ -88,7 +88,7 @@ func.func @two_max(%q: tensor<?x?x4x64xbf16>, %k: tensor<?x?x4x64xbf16>, %v: ten
 
 func.func @max_times_s(%q: tensor<?x?x4x64xbf16>, %k: tensor<?x?x4x64xbf16>, %v: tensor<?x?x4x64xbf16>) -> (tensor<?x?x4x64xbf16>, tensor<?x4x?xf32>) {
   // expected-note @+1 {{in this attention}}
-  %o, %lse = attn.attention %q, %k, %v 
+  %o, %lse = attn.attention %q, %k, %v
     score {
     ^bb0(%s: f32, %b: index, %h: index, %qi: index, %ki: index, %sq: index, %skv: index):
       attn.yield %s : f32
@@ -113,7 +113,7 @@ func.func @max_times_s(%q: tensor<?x?x4x64xbf16>, %k: tensor<?x?x4x64xbf16>, %v:
 
 func.func @tanh_after_shift(%q: tensor<?x?x4x64xbf16>, %k: tensor<?x?x4x64xbf16>, %v: tensor<?x?x4x64xbf16>) -> (tensor<?x?x4x64xbf16>, tensor<?x4x?xf32>) {
   // expected-note @+1 {{in this attention}}
-  %o, %lse = attn.attention %q, %k, %v 
+  %o, %lse = attn.attention %q, %k, %v
     score {
     ^bb0(%s: f32, %b: index, %h: index, %qi: index, %ki: index, %sq: index, %skv: index):
       attn.yield %s : f32
@@ -140,7 +140,7 @@ func.func @tanh_after_shift(%q: tensor<?x?x4x64xbf16>, %k: tensor<?x?x4x64xbf16>
 
 func.func @elem_denominator(%q: tensor<?x?x4x64xbf16>, %k: tensor<?x?x4x64xbf16>, %v: tensor<?x?x4x64xbf16>) -> (tensor<?x?x4x64xbf16>, tensor<?x4x?xf32>) {
   // expected-note @+1 {{in this attention}}
-  %o, %lse = attn.attention %q, %k, %v 
+  %o, %lse = attn.attention %q, %k, %v
     score {
     ^bb0(%s: f32, %b: index, %h: index, %qi: index, %ki: index, %sq: index, %skv: index):
       attn.yield %s : f32

@@ -19,7 +19,7 @@
 // CHECK-SAME: reductions = [#attn<reduction sum>]
 
 func.func @softmax(%q: tensor<?x?x4x64xbf16>, %k: tensor<?x?x4x64xbf16>, %v: tensor<?x?x4x64xbf16>) -> (tensor<?x?x4x64xbf16>, tensor<?x4x?xf32>) {
-  %o, %lse = attn.attention %q, %k, %v 
+  %o, %lse = attn.attention %q, %k, %v
     score {
     ^bb0(%s: f32, %b: index, %h: index, %qi: index, %ki: index, %sq: index, %skv: index):
       attn.yield %s : f32
@@ -52,7 +52,7 @@ func.func @softmax(%q: tensor<?x?x4x64xbf16>, %k: tensor<?x?x4x64xbf16>, %v: ten
 // CHECK: degrees = array<i64: 0>
 
 func.func @identity(%q: tensor<?x?x4x64xbf16>, %k: tensor<?x?x4x64xbf16>, %v: tensor<?x?x4x64xbf16>) -> (tensor<?x?x4x64xbf16>, tensor<?x4x?xf32>) {
-  %o, %lse = attn.attention %q, %k, %v 
+  %o, %lse = attn.attention %q, %k, %v
     score {
     ^bb0(%s: f32, %b: index, %h: index, %qi: index, %ki: index, %sq: index, %skv: index):
       attn.yield %s : f32
@@ -113,7 +113,7 @@ func.func @sinks(%q: tensor<?x?x4x64xbf16>, %k: tensor<?x?x4x64xbf16>, %v: tenso
 // CHECK-SAME: reductions = [#attn<reduction abs_sum>]
 
 func.func @retnet(%q: tensor<?x?x4x64xbf16>, %k: tensor<?x?x4x64xbf16>, %v: tensor<?x?x4x64xbf16>) -> (tensor<?x?x4x64xbf16>, tensor<?x4x?xf32>) {
-  %o, %lse = attn.attention %q, %k, %v 
+  %o, %lse = attn.attention %q, %k, %v
     score {
     ^bb0(%s: f32, %b: index, %h: index, %qi: index, %ki: index, %sq: index, %skv: index):
       attn.yield %s : f32
@@ -143,7 +143,7 @@ func.func @retnet(%q: tensor<?x?x4x64xbf16>, %k: tensor<?x?x4x64xbf16>, %v: tens
 // CHECK-SAME: reductions = [#attn<reduction abs_sum>]
 
 func.func @softpick(%q: tensor<?x?x4x64xbf16>, %k: tensor<?x?x4x64xbf16>, %v: tensor<?x?x4x64xbf16>) -> (tensor<?x?x4x64xbf16>, tensor<?x4x?xf32>) {
-  %o, %lse = attn.attention %q, %k, %v 
+  %o, %lse = attn.attention %q, %k, %v
     score {
     ^bb0(%s: f32, %b: index, %h: index, %qi: index, %ki: index, %sq: index, %skv: index):
       attn.yield %s : f32
