@@ -17,6 +17,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/MLIRContext.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/InitLLVM.h"
 
 #include <chrono>
@@ -92,7 +93,8 @@ int main(int argc, char **argv) {
     }
     if (printIr)
       (*module)->print(llvm::outs());
-    attn::AttentionOp op = *(*module)->getOps<func::FuncOp>().begin()->getOps<attn::AttentionOp>().begin();
+    func::FuncOp func = *(*module)->getOps<func::FuncOp>().begin();
+    attn::AttentionOp op = *func.getOps<attn::AttentionOp>().begin();
     run::Problem problem;
     auto start = std::chrono::steady_clock::now();
     if (failed(run::makeProblem(op, options, problem, error))) {
