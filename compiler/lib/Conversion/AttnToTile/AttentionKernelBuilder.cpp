@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "metaattn/Conversion/AttnToTile/AttnToTile.h"
+#include "MaskIntervals.h"
 #include "metaattn/Dialect/Attn/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -143,7 +144,7 @@ private:
   Value qParam, kParam, vParam, oParam, lseParam;
   SmallVector<Value> inputParams;
   Value batch, head, kvHead, q0, seqQ, seqKv;
-  Value tileLo, tileHi, fullLo, fullHi;
+  Value qLast, tileLo, tileHi;
   // Buffers.
   Value qShared, kShared, vShared, scores, shiftInput, probs, out, rowMax, rowMaxNew;
   SmallVector<Value> accumulators, accumulatorInputs;
@@ -152,35 +153,24 @@ private:
 };
 
 void KernelBuilder::computeTileRange() {
+  // The affine bounds of the mask give the range of kv tiles that can hold a kept entry for
+  // some row of this block; tiles inside it are classified one by one in the loop.
   int64_t bn = cfg.blockN;
-  Value qLast = add(minI(add(q0, idx(cfg.blockM)), seqQ), idx(-1));
   Value kvEnd = seqKv, kvBegin = idx(0);
   SmallVector<attn::KvBound> bounds;
   if (auto encoded = op.getMaskBounds())
     bounds = attn::decodeMaskBounds(*encoded);
-  Value fullEnd = b.create<arith::FloorDivSIOp>(loc, seqKv, idx(bn));
-  Value fullBegin = idx(0);
   for (const attn::KvBound &bound : bounds) {
     // The extreme values of e over the block's rows [q0, qLast].
     Value eLow = boundAt(bound, bound.cq >= 0 ? q0 : qLast);
     Value eHigh = boundAt(bound, bound.cq >= 0 ? qLast : q0);
-    if (bound.upper) { // kv <= e
+    if (bound.upper) // kv <= e
       kvEnd = minI(kvEnd, add(eHigh, idx(1)));
-      fullEnd = minI(fullEnd, b.create<arith::FloorDivSIOp>(loc, add(eLow, idx(1)), idx(bn)));
-    } else { // kv >= e
+    else // kv >= e
       kvBegin = maxI(kvBegin, eLow);
-      fullBegin = maxI(fullBegin, b.create<arith::CeilDivSIOp>(loc, eHigh, idx(bn)));
-    }
   }
   tileHi = maxI(b.create<arith::CeilDivSIOp>(loc, kvEnd, idx(bn)), idx(0));
   tileLo = minI(b.create<arith::FloorDivSIOp>(loc, maxI(kvBegin, idx(0)), idx(bn)), tileHi);
-  if (op.getMaskExact()) {
-    fullLo = minI(maxI(fullBegin, tileLo), tileHi);
-    fullHi = maxI(minI(fullEnd, tileHi), fullLo);
-  } else {
-    fullLo = tileHi; // every visited tile applies the mask
-    fullHi = tileHi;
-  }
 }
 
 void KernelBuilder::buildLoopBody(Value j) {
@@ -191,11 +181,24 @@ void KernelBuilder::buildLoopBody(Value j) {
                    b.getDenseI64ArrayAttr({1, 3}), false);
   b.create<CopyOp>(loc, vParam, ValueRange{batch, kv0, kvHead, zero}, vShared, ValueRange{},
                    b.getDenseI64ArrayAttr({1, 3}), false);
+  // Classify the tile by interval arithmetic over its index box: skipped when the mask is
+  // false on all of it, unmasked when it is true on all of it and inside kv < skv.
+  Value kvLast = add(minI(add(kv0, idx(bn)), seqKv), idx(-1));
+  IndexInterval box[] = {{batch, batch}, {head, head}, {q0, qLast},
+                         {kv0, kvLast}, {seqQ, seqQ},  {seqKv, seqKv}};
+  BoolInterval cls = classifyMaskOverBox(b, loc, op.getMask(), box);
+  Value yes = b.create<arith::ConstantIntOp>(loc, b.getI1Type(), 1);
+  Value inBounds =
+      b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::sle, add(kv0, idx(bn)), seqKv);
+  Value partial =
+      b.create<arith::XOrIOp>(loc, b.create<arith::AndIOp>(loc, cls.mustTrue, inBounds), yes);
+  Value visible = b.create<arith::XOrIOp>(loc, cls.mustFalse, yes);
+  auto ifVisible = b.create<scf::IfOp>(loc, visible, /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&ifVisible.getThenRegion().front());
+
   b.create<FillOp>(loc, scores, f32(0.0));
   b.create<GemmOp>(loc, qShared, kShared, scores, /*transpose_b=*/true);
-  Value partial = b.create<arith::OrIOp>(
-      loc, b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, j, fullLo),
-      b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::sge, j, fullHi));
 
   // Score function, and the masked shift input.
   {
@@ -408,6 +411,7 @@ FailureOr<KernelOp> KernelBuilder::build(StringRef name) {
   seqQ = b.create<DimOp>(loc, b.getIndexType(), qParam, 1);
   seqKv = b.create<DimOp>(loc, b.getIndexType(), kParam, 1);
   q0 = mul(qTile, idx(cfg.blockM));
+  qLast = add(minI(add(q0, idx(cfg.blockM)), seqQ), idx(-1));
 
   // Buffers.
   int64_t bm = cfg.blockM, bn = cfg.blockN, d = cfg.paddedDim, dv = cfg.paddedValueDim;

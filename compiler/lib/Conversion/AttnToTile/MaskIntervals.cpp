@@ -1,0 +1,175 @@
+//===- MaskIntervals.cpp - classify tiles by interval arithmetic ------------===//
+#include "MaskIntervals.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/Matchers.h"
+#include "llvm/ADT/DenseMap.h"
+
+using namespace mlir;
+using namespace metaattn;
+
+namespace {
+
+class IntervalEmitter {
+public:
+  IntervalEmitter(OpBuilder &b, Location loc) : b(b), loc(loc) {}
+
+  BoolInterval run(Region &mask, ArrayRef<IndexInterval> indexArgs) {
+    Block &block = mask.front();
+    for (auto [i, arg] : llvm::enumerate(block.getArguments()))
+      if (i < indexArgs.size())
+        ints[arg] = indexArgs[i];
+    for (Operation &op : block.without_terminator())
+      visit(&op);
+    Value result = block.getTerminator()->getOperand(0);
+    return boolOf(result);
+  }
+
+private:
+  Value constBool(bool v) { return b.create<arith::ConstantIntOp>(loc, b.getI1Type(), v); }
+  Value cmp(arith::CmpIPredicate p, Value x, Value y) {
+    return b.create<arith::CmpIOp>(loc, p, x, y);
+  }
+  Value land(Value x, Value y) { return b.create<arith::AndIOp>(loc, x, y); }
+  Value lor(Value x, Value y) { return b.create<arith::OrIOp>(loc, x, y); }
+
+  BoolInterval unknownBool() { return {constBool(false), constBool(false)}; }
+  BoolInterval boolOf(Value v) {
+    auto it = bools.find(v);
+    return it == bools.end() ? unknownBool() : it->second;
+  }
+  IndexInterval intOf(Value v) {
+    auto it = ints.find(v);
+    return it == ints.end() ? IndexInterval() : it->second;
+  }
+
+  void visit(Operation *op) {
+    Type type = op->getNumResults() == 1 ? op->getResult(0).getType() : Type();
+    if (!type)
+      return;
+    if (type.isInteger(1))
+      bools[op->getResult(0)] = visitBool(op);
+    else if (type.isIndex() || type.isSignlessInteger())
+      ints[op->getResult(0)] = visitInt(op);
+  }
+
+  IndexInterval visitInt(Operation *op) {
+    using namespace arith;
+    APInt c;
+    if (matchPattern(op->getResult(0), m_ConstantInt(&c))) {
+      // The mask region is only read: constants are materialised where the box is evaluated.
+      Value v = b.clone(*op)->getResult(0);
+      return {v, v};
+    }
+    if (auto cast = dyn_cast<IndexCastOp>(op)) {
+      IndexInterval in = intOf(cast.getIn());
+      if (!in.known() || !cast.getType().isIndex())
+        return {};
+      return in;
+    }
+    if (op->getNumOperands() != 2)
+      return {};
+    IndexInterval x = intOf(op->getOperand(0)), y = intOf(op->getOperand(1));
+    if (!x.known() || !y.known())
+      return {};
+    // The constant operand, rematerialised outside the mask region (y.lo is its clone).
+    Value o0 = y.lo;
+    if (isa<AddIOp>(op))
+      return {b.create<AddIOp>(loc, x.lo, y.lo), b.create<AddIOp>(loc, x.hi, y.hi)};
+    if (isa<SubIOp>(op))
+      return {b.create<SubIOp>(loc, x.lo, y.hi), b.create<SubIOp>(loc, x.hi, y.lo)};
+    if (isa<MinSIOp>(op))
+      return {b.create<MinSIOp>(loc, x.lo, y.lo), b.create<MinSIOp>(loc, x.hi, y.hi)};
+    if (isa<MaxSIOp>(op))
+      return {b.create<MaxSIOp>(loc, x.lo, y.lo), b.create<MaxSIOp>(loc, x.hi, y.hi)};
+    APInt k;
+    bool constantRhs = matchPattern(o0, m_ConstantInt(&k));
+    if (isa<MulIOp>(op) && constantRhs) {
+      Value lo = b.create<MulIOp>(loc, x.lo, o0), hi = b.create<MulIOp>(loc, x.hi, o0);
+      return k.isNegative() ? IndexInterval{hi, lo} : IndexInterval{lo, hi};
+    }
+    // Division by a positive constant is monotone (truncating, floor or ceiling).
+    if (constantRhs && k.isStrictlyPositive()) {
+      if (isa<DivSIOp>(op))
+        return {b.create<DivSIOp>(loc, x.lo, o0), b.create<DivSIOp>(loc, x.hi, o0)};
+      if (isa<FloorDivSIOp>(op))
+        return {b.create<FloorDivSIOp>(loc, x.lo, o0), b.create<FloorDivSIOp>(loc, x.hi, o0)};
+      if (isa<CeilDivSIOp>(op))
+        return {b.create<CeilDivSIOp>(loc, x.lo, o0), b.create<CeilDivSIOp>(loc, x.hi, o0)};
+    }
+    return {};
+  }
+
+  BoolInterval visitBool(Operation *op) {
+    using namespace arith;
+    APInt c;
+    if (matchPattern(op->getResult(0), m_ConstantInt(&c)))
+      return {constBool(c.getBoolValue()), constBool(!c.getBoolValue())};
+    if (auto andOp = dyn_cast<AndIOp>(op)) {
+      BoolInterval x = boolOf(andOp.getLhs()), y = boolOf(andOp.getRhs());
+      return {land(x.mustTrue, y.mustTrue), lor(x.mustFalse, y.mustFalse)};
+    }
+    if (auto orOp = dyn_cast<OrIOp>(op)) {
+      BoolInterval x = boolOf(orOp.getLhs()), y = boolOf(orOp.getRhs());
+      return {lor(x.mustTrue, y.mustTrue), land(x.mustFalse, y.mustFalse)};
+    }
+    if (auto xorOp = dyn_cast<XOrIOp>(op)) {
+      APInt one;
+      Value other;
+      if (matchPattern(xorOp.getRhs(), m_ConstantInt(&one)) && one.getBoolValue())
+        other = xorOp.getLhs();
+      else if (matchPattern(xorOp.getLhs(), m_ConstantInt(&one)) && one.getBoolValue())
+        other = xorOp.getRhs();
+      if (!other)
+        return unknownBool();
+      BoolInterval x = boolOf(other);
+      return {x.mustFalse, x.mustTrue};
+    }
+    if (auto sel = dyn_cast<SelectOp>(op)) {
+      BoolInterval c = boolOf(sel.getCondition()), x = boolOf(sel.getTrueValue()),
+                   y = boolOf(sel.getFalseValue());
+      Value t = lor(lor(land(c.mustTrue, x.mustTrue), land(c.mustFalse, y.mustTrue)),
+                    land(x.mustTrue, y.mustTrue));
+      Value f = lor(lor(land(c.mustTrue, x.mustFalse), land(c.mustFalse, y.mustFalse)),
+                    land(x.mustFalse, y.mustFalse));
+      return {t, f};
+    }
+    if (auto cmpOp = dyn_cast<CmpIOp>(op)) {
+      IndexInterval x = intOf(cmpOp.getLhs()), y = intOf(cmpOp.getRhs());
+      if (!x.known() || !y.known())
+        return unknownBool();
+      using P = CmpIPredicate;
+      auto le = [&](Value a, Value bb) { return cmp(P::sle, a, bb); };
+      auto lt = [&](Value a, Value bb) { return cmp(P::slt, a, bb); };
+      switch (cmpOp.getPredicate()) {
+      case P::sle: return {le(x.hi, y.lo), lt(y.hi, x.lo)};
+      case P::slt: return {lt(x.hi, y.lo), le(y.hi, x.lo)};
+      case P::sge: return {le(y.hi, x.lo), lt(x.hi, y.lo)};
+      case P::sgt: return {lt(y.hi, x.lo), le(x.hi, y.lo)};
+      case P::eq:
+      case P::ne: {
+        Value single = land(land(cmp(P::eq, x.lo, x.hi), cmp(P::eq, y.lo, y.hi)),
+                            cmp(P::eq, x.lo, y.lo));
+        Value disjoint = lor(lt(x.hi, y.lo), lt(y.hi, x.lo));
+        if (cmpOp.getPredicate() == P::eq)
+          return {single, disjoint};
+        return {disjoint, single};
+      }
+      default: return unknownBool(); // unsigned: values may be negative
+      }
+    }
+    return unknownBool();
+  }
+
+  OpBuilder &b;
+  Location loc;
+  llvm::DenseMap<Value, IndexInterval> ints;
+  llvm::DenseMap<Value, BoolInterval> bools;
+};
+
+} // namespace
+
+BoolInterval metaattn::classifyMaskOverBox(OpBuilder &b, Location loc, Region &mask,
+                                           ArrayRef<IndexInterval> indexArgs) {
+  return IntervalEmitter(b, loc).run(mask, indexArgs);
+}
