@@ -10,8 +10,9 @@
 // CHECK: tile.copy
 // CHECK: arith.divsi
 // CHECK: arith.divsi
-// CHECK: %[[VISIBLE:.*]] = arith.xori %{{.*}}, %{{.*}} : i1
-// CHECK: scf.if %[[VISIBLE]] {
+// CHECK: %[[PARTIAL:.*]] = arith.xori %{{.*}}, %{{.*}} : i1
+// CHECK-NEXT: %[[VISIBLE:.*]] = arith.xori %{{.*}}, %{{.*}} : i1
+// CHECK-NEXT: scf.if %[[VISIBLE]] {
 // CHECK: tile.gemm
 // CHECK: tile.gemm
 func.func @chunked(%q: tensor<?x?x2x64xbf16>, %k: tensor<?x?x2x64xbf16>, %v: tensor<?x?x2x64xbf16>) -> (tensor<?x?x2x64xbf16>, tensor<?x2x?xf32>) {
