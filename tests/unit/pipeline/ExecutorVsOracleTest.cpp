@@ -53,6 +53,9 @@ double worstRatio(const HostTensor &got, const HostTensor &ref, double atol, dou
   return worst;
 }
 
+/// Keeps ctest's log readable: the case's label instead of its bytes.
+void PrintTo(const Case &c, std::ostream *os) { *os << c.label; }
+
 class ExecutorVsOracle : public ::testing::TestWithParam<Case> {};
 
 TEST_P(ExecutorVsOracle, LoweredKernelMatchesReference) {

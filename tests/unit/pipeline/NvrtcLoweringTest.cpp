@@ -27,6 +27,9 @@ struct Case {
   SoftmaxShape shape;
 };
 
+/// Keeps ctest's log readable: the case's label instead of its bytes.
+void PrintTo(const Case &c, std::ostream *os) { *os << c.label; }
+
 class NvrtcLowering : public ::testing::TestWithParam<Case> {};
 
 TEST_P(NvrtcLowering, CompilesForSm90aWithTensorCoreInstructions) {
