@@ -1,0 +1,119 @@
+//===- metaattn-variant.cpp - print a library variant as attn IR ------------===//
+//
+//   metaattn-variant softcap --heads=16 --dim=128 [--kv-heads=N] [--value-dim=N]
+//                    [--causal] [--f16] [--lse] [--name=NAME]
+//
+// Builds one factory of frontend/Variants.h with the given shape and prints the module, ready
+// for metaattn-run or metaattn-opt. Used by the benchmarks to make the PERF.md shapes.
+//
+//===----------------------------------------------------------------------===//
+
+#include "metaattn/Frontend/Variants.h"
+#include "metaattn/Pipeline/Pipeline.h"
+
+#include "mlir/IR/MLIRContext.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/InitLLVM.h"
+
+using namespace metaattn::frontend;
+namespace cl = llvm::cl;
+
+static cl::opt<std::string> variant(cl::Positional, cl::Required,
+                                    cl::desc("<softmax|sigmoid|relu|softcap|alibi|relative_bias|"
+                                             "sliding_window|chunked|prefix_lm|sink|softpick|"
+                                             "retnet|document_mask>"));
+static cl::opt<int64_t> heads("heads", cl::init(16), cl::desc("query heads"));
+static cl::opt<int64_t> kvHeads("kv-heads", cl::init(0), cl::desc("kv heads (default: heads)"));
+static cl::opt<int64_t> dim("dim", cl::init(128), cl::desc("head dim D"));
+static cl::opt<int64_t> valueDim("value-dim", cl::init(0), cl::desc("value dim (default: D)"));
+static cl::opt<bool> causal("causal", cl::desc("causal (variants that have the option)"));
+static cl::opt<bool> f16("f16", cl::desc("fp16 instead of bf16"));
+static cl::opt<bool> lse("lse", cl::desc("also return the row statistic"));
+static cl::opt<std::string> name("name", cl::init("attention"), cl::desc("function name"));
+
+template <typename Options>
+static Options common() {
+  Options o;
+  o.numHeads = heads;
+  o.numKvHeads = kvHeads ? kvHeads : heads;
+  o.headDim = dim;
+  if (valueDim)
+    o.valueDim = valueDim;
+  o.dtype = f16 ? DType::F16 : DType::BF16;
+  o.withLse = lse;
+  return o;
+}
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  cl::ParseCommandLineOptions(argc, argv, "print a metaattn library variant as attn IR\n");
+  std::optional<AttentionBuilder> builder;
+  std::string v = variant;
+  if (v == "softmax") {
+    SoftmaxOptions o;
+    o.numHeads = heads;
+    o.numKvHeads = kvHeads ? kvHeads : heads;
+    o.headDim = dim;
+    o.valueDim = valueDim ? valueDim : dim;
+    o.dtype = f16 ? DType::F16 : DType::BF16;
+    o.causal = causal;
+    o.withLse = lse;
+    builder = softmaxAttention(o);
+  } else if (v == "sigmoid") {
+    auto o = common<SigmoidOptions>();
+    o.causal = causal;
+    builder = sigmoidAttention(o);
+  } else if (v == "relu") {
+    auto o = common<ReluOptions>();
+    o.causal = causal;
+    builder = reluAttention(o);
+  } else if (v == "softcap") {
+    auto o = common<SoftcapOptions>();
+    o.causal = causal;
+    builder = softcapAttention(o);
+  } else if (v == "alibi") {
+    auto o = common<AlibiOptions>();
+    o.causal = causal;
+    builder = alibiAttention(o);
+  } else if (v == "relative_bias") {
+    auto o = common<RelativeBiasOptions>();
+    o.causal = causal;
+    builder = relativeBiasAttention(o);
+  } else if (v == "sliding_window") {
+    auto o = common<SlidingWindowOptions>();
+    o.left = 1024;
+    builder = slidingWindowAttention(o);
+  } else if (v == "chunked") {
+    builder = chunkedAttention(common<ChunkedOptions>());
+  } else if (v == "prefix_lm") {
+    builder = prefixLMAttention(common<PrefixLMOptions>());
+  } else if (v == "sink") {
+    auto o = common<SinkOptions>();
+    o.causal = causal;
+    builder = sinkAttention(o);
+  } else if (v == "softpick") {
+    auto o = common<SoftpickOptions>();
+    o.causal = causal;
+    builder = softpickAttention(o);
+  } else if (v == "retnet") {
+    builder = retnetParallel(common<RetNetOptions>());
+  } else if (v == "document_mask") {
+    auto o = common<DocumentMaskOptions>();
+    o.causal = causal;
+    builder = documentMaskAttention(o);
+  } else {
+    llvm::errs() << "metaattn-variant: unknown variant '" << v << "'\n";
+    return 1;
+  }
+  mlir::DialectRegistry registry;
+  metaattn::registerMetaAttnDialects(registry);
+  mlir::MLIRContext ctx(registry);
+  std::string error;
+  auto module = builder->build(ctx, name, error);
+  if (failed(module)) {
+    llvm::errs() << "metaattn-variant: " << error << "\n";
+    return 1;
+  }
+  (*module)->print(llvm::outs());
+  return 0;
+}
