@@ -89,8 +89,10 @@ def Attn_OnlineAttentionOp : Attn_Op<"online_attention", [RecursiveMemoryEffects
       `e^{-m}` (listed in `degrees`, weight first): when `m` grows from `m_old` to `m_new`
       every accumulator of degree `d` (and the output accumulator) is rescaled by
       `exp(d · (m_old - m_new))`.
-    - `finalize(%acc...: f32, %m: f32, %b, %h, %q, %sq, %skv, %in...)` yielding the denominator
-      and the row statistic (log-sum-exp), evaluated once per row with the final state.
+    - `finalize(%acc...: f32, %m: f32, %b, %h, %q, %kv, %sq, %skv, %in...)` yielding the
+      denominator and the row statistic (log-sum-exp), evaluated once per row with the final
+      state. It has the same six index arguments as the other regions, but `%kv` and inputs
+      that vary over kv must stay unused (the verifier checks this).
 
     `reductions` gives the kind of each row accumulator (`sum` or `abs_sum`).
     `mask_bounds` (set by attn-mask-analysis) lists affine constraints implied by the mask, five

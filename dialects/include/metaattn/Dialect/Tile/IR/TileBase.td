@@ -58,9 +58,9 @@ def Tile_FragmentLayoutAttr : AttrDef<Tile_Dialect, "FragmentLayout"> {
   let mnemonic = "layout";
   let summary = "How a fragment is distributed over the block's threads";
   let description = [{
-    `#tile.layout<mma, warps = W>`: a 2-D fragment whose rows are split into W equal slabs, one
+    `#tile.layout<"mma", warps = W>`: a 2-D fragment whose rows are split into W equal slabs, one
     per warp, each slab in the mma m16n8 accumulator layout (also the m16n8k16 A-operand layout
-    for 16-bit elements). `#tile.layout<row, warps = W>`: a 1-D fragment holding one value per
+    for 16-bit elements). `#tile.layout<"row", warps = W>`: a 1-D fragment holding one value per
     row of an `mma` fragment with the same rows and warps (replicated over the four lanes of a
     quad).
   }];
