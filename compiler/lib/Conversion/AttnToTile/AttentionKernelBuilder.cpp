@@ -147,6 +147,7 @@ private:
   Value qLast, tileLo, tileHi;
   // Buffers.
   Value qShared, kShared, vShared, scores, shiftInput, probs, out, rowMax, rowMaxNew;
+  Value keptFlags, keptRows; // kept-entry counts, for the row statistic without a shift
   SmallVector<Value> accumulators, accumulatorInputs;
   llvm::MapVector<int64_t, Value> alphas; // degree -> rescale factors
   bool shiftInPlace = false;
@@ -269,6 +270,8 @@ void KernelBuilder::buildLoopBody(Value j) {
     SmallVector<Value> values = inlineRegion(op.getElementwise(), regionArgs({s, m}, q, kv));
     for (Value &v : values)
       v = b.create<arith::SelectOp>(loc, keep, v, f32(0.0));
+    if (keptFlags)
+      store(b.create<arith::SelectOp>(loc, keep, f32(1.0), f32(0.0)), keptFlags, ivs);
     store(b.create<arith::TruncFOp>(loc, elt, values[0]), probs, ivs);
     store(values[0], scores, ivs);
     for (auto [i, input] : llvm::enumerate(accumulatorInputs))
@@ -282,6 +285,8 @@ void KernelBuilder::buildLoopBody(Value j) {
                                                                  : ReduceKind::sum,
                        accumulatorInputs[i], acc, /*accumulate=*/true);
   }
+  if (keptFlags)
+    b.create<ReduceOp>(loc, ReduceKind::sum, keptFlags, keptRows, /*accumulate=*/true);
   b.create<GemmOp>(loc, probs, vShared, out, /*transpose_b=*/false);
 }
 
@@ -305,10 +310,13 @@ void KernelBuilder::buildEpilogue() {
     store(b.create<arith::SelectOp>(loc, isZero, f32(0.0), inv), inverse, ivs);
     if (stats) {
       Value lse = fin[1];
-      if (op.hasShift()) {
-        Value empty = b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OEQ, m, negInf());
-        lse = b.create<arith::SelectOp>(loc, empty, negInf(), lse);
-      }
+      // A row with no kept entry has the statistic -inf: with a shift its maximum never
+      // moved from -inf; without one, its count of kept entries is zero.
+      Value empty = op.hasShift()
+                        ? b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OEQ, m, negInf())
+                        : b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OEQ,
+                                                  load(keptRows, ivs), f32(0.0));
+      lse = b.create<arith::SelectOp>(loc, empty, negInf(), lse);
       store(lse, stats, ivs);
     }
     endParallel(par);
@@ -444,6 +452,13 @@ FailureOr<KernelOp> KernelBuilder::build(StringRef name) {
                                     : alloc({bm, bn}, f32Type, MemorySpace::fragment));
   }
 
+  // Without a shift, a row's emptiness is tracked by counting its kept entries (only when the
+  // row statistic is requested).
+  if (op.getLse() && !op.hasShift()) {
+    keptFlags = alloc({bm, bn}, f32Type, MemorySpace::fragment);
+    keptRows = alloc({bm}, f32Type, MemorySpace::fragment);
+  }
+
   // Prologue: Q once, state initialised.
   Value zero = idx(0);
   b.create<CopyOp>(loc, qParam, ValueRange{batch, q0, head, zero}, qShared, ValueRange{},
@@ -454,6 +469,8 @@ FailureOr<KernelOp> KernelBuilder::build(StringRef name) {
     b.create<FillOp>(loc, rowMax, negInf());
   for (Value acc : accumulators)
     b.create<FillOp>(loc, acc, f32(0.0));
+  if (keptRows)
+    b.create<FillOp>(loc, keptRows, f32(0.0));
 
   computeTileRange();
   auto loop = b.create<PipelinedOp>(loc, tileLo, tileHi, cfg.stages);

@@ -1,0 +1,14 @@
+// frontend/variants/sliding_window.mlir (built by the factory, see VariantFilesTest.cpp) through the
+// whole compiler on the CPU tile executor, checked against the reference evaluator; and
+// lowered to tile IR by metaattn-opt.
+// RUN: metaattn-run %S/../../../frontend/variants/sliding_window.mlir --device=cpu --batch=2 --seq-q=77 --seq-kv=130 | FileCheck %s
+// RUN: metaattn-run %S/../../../frontend/variants/sliding_window.mlir --device=cpu --batch=1 --seq-q=130 --seq-kv=77 | FileCheck %s
+// RUN: metaattn-opt %S/../../../frontend/variants/sliding_window.mlir --metaattn-lower | FileCheck %s --check-prefix=LOWER
+
+// CHECK-NOT: FAIL
+// CHECK: PASS sliding_window_causal
+// CHECK: PASS sliding_window_two_sided
+// CHECK-NOT: FAIL
+
+// LOWER: tile.kernel @sliding_window_causal
+// LOWER: tile.kernel @sliding_window_two_sided
