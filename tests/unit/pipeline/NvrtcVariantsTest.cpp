@@ -1,0 +1,68 @@
+//===- NvrtcVariantsTest.cpp - every library variant through NVRTC -----------===//
+//
+// Lowers every function of frontend/variants/*.mlir to CUDA, compiles it with NVRTC for
+// sm_90a and checks the PTX for the tensor-core and async-copy instructions.
+//
+//===----------------------------------------------------------------------===//
+
+#include "metaattn/Pipeline/Pipeline.h"
+#include "metaattn/Runtime/Compiler.h"
+#include "metaattn/Runtime/Nvrtc.h"
+
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+using namespace metaattn;
+
+namespace {
+
+std::vector<std::string> variantFiles() {
+  std::vector<std::string> files;
+  for (const auto &entry : std::filesystem::directory_iterator(METAATTN_VARIANTS_DIR))
+    if (entry.path().extension() == ".mlir")
+      files.push_back(entry.path().filename().string());
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+class NvrtcVariants : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(NvrtcVariants, EveryFunctionCompilesForSm90a) {
+  auto nvrtc = rt::Nvrtc::get();
+  if (!nvrtc.ok())
+    GTEST_SKIP() << "NVRTC is not available: " << nvrtc.status().message();
+  std::ifstream in(std::string(METAATTN_VARIANTS_DIR) + "/" + GetParam());
+  std::stringstream text;
+  text << in.rdbuf();
+  mlir::DialectRegistry registry;
+  registerMetaAttnDialects(registry);
+  mlir::MLIRContext ctx(registry);
+  auto module = mlir::parseSourceString<mlir::ModuleOp>(text.str(), &ctx);
+  ASSERT_TRUE(module) << GetParam();
+  auto lowered = lowerToCuda(*module, {});
+  ASSERT_TRUE(lowered.ok()) << lowered.status().message();
+  ASSERT_FALSE(lowered->empty());
+  for (const LoweredKernel &kernel : *lowered) {
+    rt::CompileOptions options;
+    options.arch = "sm_90a";
+    options.wantPtx = true;
+    options.wantCubin = false;
+    auto compiled = rt::compileCuda(kernel.cudaSource, kernel.name + ".cu", options);
+    ASSERT_TRUE(compiled.ok()) << kernel.name << ": " << compiled.status().message();
+    EXPECT_NE(compiled->ptx.find("mma.sync.aligned.m16n8k16"), std::string::npos) << kernel.name;
+    EXPECT_NE(compiled->ptx.find("cp.async.cg.shared.global"), std::string::npos) << kernel.name;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Library, NvrtcVariants, ::testing::ValuesIn(variantFiles()),
+                         [](const ::testing::TestParamInfo<std::string> &info) {
+                           return info.param.substr(0, info.param.size() - 5);
+                         });
+
+} // namespace
