@@ -3,6 +3,7 @@
 # device-library tests and the softmax benchmark; a short table last.
 #
 #   BIN=<dir with static metaattn-run> OUT=<dir for logs and CSV> bash tests/gpu/run_h200.sh
+#   (LONG=0 skips the single-head cases up to 8193 tokens, BENCH=0 the benchmark)
 #
 # Build BIN here with: cmake -G Ninja -S . -B build-static -DMETAATTN_STATIC_LLVM=ON \
 #   -DMETAATTN_BUILD_TESTS=OFF -DCMAKE_BUILD_TYPE=Release && ninja -C build-static metaattn-run
@@ -30,7 +31,7 @@ python3 benchmarks/softmax_ir.py \
       echo "$f 3 $lens"
     done
   done
-  for f in long_d64 long_causal_d128 long_f16_d64; do
+  [ "${LONG:-1}" = 1 ] && for f in long_d64 long_causal_d128 long_f16_d64; do
     for lens in "2049 2049" "4099 4099" "8192 8192" "8191 8193"; do echo "$f 1 $lens"; done
   done
 } > "$OUT/jobs.txt"
@@ -77,6 +78,7 @@ else
 fi
 
 # --- 4. Benchmark ------------------------------------------------------------------------------
+[ "${BENCH:-1}" = 1 ] || exit 0
 PYTHONUNBUFFERED=1 python3 benchmarks/bench_softmax.py --runner "$RUN" \
   --csv "$OUT/softmax.csv" --dims "${BENCH_DIMS:-64,128}" --seqs "${BENCH_SEQS:-1024,4096,16384}" \
   2>&1 | tee "$OUT/bench.log" | tail -20
