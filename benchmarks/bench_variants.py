@@ -13,6 +13,7 @@ import argparse
 import csv
 import datetime
 import math
+import os
 import re
 import subprocess
 import sys
@@ -21,23 +22,10 @@ import tempfile
 import torch
 from torch.nn.attention.flex_attention import create_block_mask, flex_attention
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_common import time_cuda  # noqa: E402
+
 B, H, S, D = 4, 16, 4096, 128
-
-
-def time_cuda(fn, iters):
-    for _ in range(3):
-        fn()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(iters):
-        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        fn()
-        stop.record()
-        stop.synchronize()
-        times.append(start.elapsed_time(stop))
-    times.sort()
-    return times[len(times) // 2]
 
 
 def ours(binary_dir, variant, causal, iters, workdir):

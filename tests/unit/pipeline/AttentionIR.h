@@ -20,6 +20,19 @@ struct SoftmaxShape {
   std::string dtype = "bf16";
 };
 
+/// A softmax shape: heads, kv heads, head dims, causal, element type.
+inline SoftmaxShape shape(int h, int hkv, int d, int dv, bool causal,
+                          const char *dtype = "bf16") {
+  SoftmaxShape s;
+  s.heads = h;
+  s.kvHeads = hkv;
+  s.dim = d;
+  s.valueDim = dv;
+  s.causal = causal;
+  s.dtype = dtype;
+  return s;
+}
+
 /// `func.func @<name>(q, k, v) -> (o[, lse])` holding one softmax attn.attention.
 inline std::string softmaxIR(const SoftmaxShape &s, const std::string &name = "attention") {
   auto t = [&](int h, int d) {

@@ -22,6 +22,7 @@
 #include <cmath>
 
 using namespace metaattn;
+using metaattn::irtext::shape;
 using metaattn::irtext::SoftmaxShape;
 
 namespace {
@@ -94,17 +95,6 @@ TEST_P(ExecutorVsOracle, LoweredKernelMatchesReference) {
   double tol = dtype == DType::bf16 ? 8e-3 : 2e-3;
   EXPECT_LT(worstRatio(out, refOut, tol, tol), 1.0) << "output differs from the oracle";
   EXPECT_LT(worstRatio(lse, refLse, 2e-3, 1e-3), 1.0) << "log-sum-exp differs from the oracle";
-}
-
-SoftmaxShape shape(int h, int hkv, int d, int dv, bool causal, const char *dtype = "bf16") {
-  SoftmaxShape s;
-  s.heads = h;
-  s.kvHeads = hkv;
-  s.dim = d;
-  s.valueDim = dv;
-  s.causal = causal;
-  s.dtype = dtype;
-  return s;
 }
 
 INSTANTIATE_TEST_SUITE_P(

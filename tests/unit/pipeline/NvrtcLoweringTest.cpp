@@ -18,6 +18,7 @@
 #include <gtest/gtest.h>
 
 using namespace metaattn;
+using metaattn::irtext::shape;
 using metaattn::irtext::SoftmaxShape;
 
 namespace {
@@ -74,17 +75,6 @@ TEST_P(NvrtcLowering, CompilesForSm90aWithTensorCoreInstructions) {
   EXPECT_EQ(sig.params[0].symbols[1], "Sq");
   EXPECT_EQ(sig.params[1].symbols[1], "Skv");
   EXPECT_GT(sig.dynamicSharedBytes, 0);
-}
-
-SoftmaxShape shape(int h, int hkv, int d, int dv, bool causal, const char *dtype = "bf16") {
-  SoftmaxShape s;
-  s.heads = h;
-  s.kvHeads = hkv;
-  s.dim = d;
-  s.valueDim = dv;
-  s.causal = causal;
-  s.dtype = dtype;
-  return s;
 }
 
 INSTANTIATE_TEST_SUITE_P(
