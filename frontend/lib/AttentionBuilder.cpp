@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "metaattn/Frontend/AttentionBuilder.h"
+#include "metaattn/Dialect/Attn/Transforms/Passes.h"
 #include "RegionEmitter.h"
 
 #include "metaattn/Dialect/Attn/IR/AttnDialect.h"
@@ -393,6 +394,16 @@ FailureOr<OwningOpRef<ModuleOp>> AttentionBuilder::build(MLIRContext &ctx, Strin
     });
     if (failed(mlir::verify(*module))) {
       error = "the generated IR does not verify: " + diagnostics;
+      return failure();
+    }
+    // The compiler derives the streaming form later; reject a normaliser it cannot stream now,
+    // where the user wrote it, naming the op that breaks it.
+    WalkResult streamable = module->walk([&](metaattn::attn::AttentionOp op) {
+      return failed(metaattn::attn::checkStreamable(op)) ? WalkResult::interrupt()
+                                                         : WalkResult::advance();
+    });
+    if (streamable.wasInterrupted()) {
+      error = diagnostics;
       return failure();
     }
   }

@@ -187,7 +187,9 @@ TEST(AttentionBuilderTest, SinksReadAPerHeadInput) {
   builder.heads(8, 8).headDims(64, 64);
   Input sink = builder.addInput("sink", DType::F32, {Dim::H});
   builder.normalizer(Normalizer::custom([sink](Sym s, RowOps &rows) -> std::pair<Sym, Sym> {
-    Sym m = max(rows.rowMax(s), sink.at(rows.indices()));
+    // The shift is the row maximum itself; a shift derived from it (max(rowMax, sink)) is not
+    // in the class attn-online-normalize streams yet, and the builder rejects it.
+    Sym m = rows.rowMax(s);
     Sym w = exp(s - m);
     return {w, rows.rowSum(w) + exp(rows.indices().inputs[sink] - m)};
   }));
@@ -254,3 +256,24 @@ TEST(AttentionBuilderTest, BuilderIsReusable) {
 }
 
 } // namespace
+
+TEST(AttentionBuilderTest, NormaliserThatCannotStreamIsRejectedAtBuild) {
+  // exp(s - max) + 1 mixes degrees 1 and 0: its row sum cannot be rescaled when the maximum
+  // moves. The builder reports it, naming the op, before anything is compiled.
+  MLIRContext ctx;
+  std::string error;
+  AttentionBuilder builder;
+  builder.heads(2, 2).headDims(32, 32).normalizer(Normalizer::custom(
+      [](Sym s, RowOps &rows) -> std::pair<Sym, Sym> {
+        Sym w = exp(s - rows.rowMax(s)) + 1.0;
+        return {w, rows.rowSum(w)};
+      },
+      "not streamable"));
+  auto module = builder.build(ctx, "bad", error);
+  EXPECT_TRUE(failed(module));
+  EXPECT_NE(error.find("normaliser cannot be streamed over kv tiles: its operands scale "
+                       "differently with the row maximum (degrees 1 and 0)"),
+            std::string::npos)
+      << error;
+  EXPECT_NE(error.find("in this attention"), std::string::npos) << error;
+}

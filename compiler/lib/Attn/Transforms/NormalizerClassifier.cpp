@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "NormalizerClassifier.h"
+#include "metaattn/Dialect/Attn/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -205,4 +206,8 @@ private:
 
 FailureOr<NormalizerPlan> metaattn::attn::classifyNormalizer(AttentionOp op) {
   return Classifier(op).run();
+}
+
+LogicalResult metaattn::attn::checkStreamable(AttentionOp op) {
+  return success(succeeded(classifyNormalizer(op)));
 }

@@ -27,6 +27,10 @@ struct MaskInfo {
   bool exact = false;
 };
 
+/// Checks that the normaliser of `op` can be streamed over kv tiles (the class that
+/// attn-online-normalize derives); otherwise emits an error on the op that breaks it.
+mlir::LogicalResult checkStreamable(AttentionOp op);
+
 /// Analyses a parallel-family mask region (see attn-mask-analysis).
 MaskInfo analyzeMask(mlir::Region &mask);
 /// Decodes a mask_bounds attribute.
