@@ -185,7 +185,16 @@ LogicalResult RowEvaluator::finish(attn::NormalizeOp op, Block &block, RowOutput
     if (auto reduce = dyn_cast<attn::RowReduceOp>(inner))
       if (reduce.getKind() == attn::ReductionKind::max &&
           reduce.getValue() == block.getArgument(0)) {
-        result.rowStatistic = env[reduce.getResult()].scalar.f + logZ;
+        // The shift is the row max, or max(row max, c) when that is what the weights use
+        // (a sink logit joining the maximum).
+        Value shift = reduce.getResult();
+        if (shift.hasOneUse()) {
+          Operation *user = *shift.getUsers().begin();
+          if (isa<arith::MaximumFOp, arith::MaxNumFOp>(user) &&
+              !env[user->getResult(0)].perElement)
+            shift = user->getResult(0);
+        }
+        result.rowStatistic = env[shift].scalar.f + logZ;
         break;
       }
   return success();

@@ -155,3 +155,36 @@ func.func @elem_denominator(%q: tensor<?x?x4x64xbf16>, %k: tensor<?x?x4x64xbf16>
     } : tensor<?x?x4x64xbf16>, tensor<?x?x4x64xbf16>, tensor<?x?x4x64xbf16> -> tensor<?x?x4x64xbf16>, tensor<?x4x?xf32>
   return %o, %lse : tensor<?x?x4x64xbf16>, tensor<?x4x?xf32>
 }
+
+// -----
+
+// The shift must be one value: the raw row max and max(row max, c) cannot both be used.
+func.func @max_used_twice(%q: tensor<?x?x4x64xbf16>, %k: tensor<?x?x2x64xbf16>, %v: tensor<?x?x2x64xbf16>, %sink: tensor<4xf32>) -> (tensor<?x?x4x64xbf16>, tensor<?x4x?xf32>) {
+  // expected-note @+1 {{in this attention}}
+  %o, %lse = attn.attention %q, %k, %v inputs(%sink : tensor<4xf32>)
+    score {
+    ^bb0(%s: f32, %b: index, %h: index, %qi: index, %ki: index, %sq: index, %skv: index, %sk: f32):
+      %c = arith.constant 0.125 : f32
+      %r = arith.mulf %s, %c : f32
+      attn.yield %r : f32
+    } mask {
+    ^bb0(%b: index, %h: index, %qi: index, %ki: index, %sq: index, %skv: index, %sk: f32):
+      %off = arith.subi %skv, %sq : index
+      %lim = arith.addi %qi, %off : index
+      %m = arith.cmpi sle, %ki, %lim : index
+      attn.yield %m : i1
+    } normalizer {
+    ^bb0(%s: f32, %b: index, %h: index, %qi: index, %ki: index, %sq: index, %skv: index, %sk: f32):
+      %mx0 = attn.row_reduce max %s : f32
+      // expected-error @+1 {{the row maximum is used both alone and as max(maximum, c)}}
+      %mx = arith.maximumf %mx0, %sk : f32
+      %d = arith.subf %s, %mx0 : f32
+      %w = math.exp %d : f32
+      %z0 = attn.row_reduce sum %w : f32
+      %ds = arith.subf %sk, %mx : f32
+      %es = math.exp %ds : f32
+      %z = arith.addf %z0, %es : f32
+      attn.normalize %w, %z : f32, f32
+    } {input_dims = ["h"]} : tensor<?x?x4x64xbf16>, tensor<?x?x2x64xbf16>, tensor<?x?x2x64xbf16> -> tensor<?x?x4x64xbf16>, tensor<?x4x?xf32>
+  return %o, %lse : tensor<?x?x4x64xbf16>, tensor<?x4x?xf32>
+}

@@ -187,9 +187,8 @@ TEST(AttentionBuilderTest, SinksReadAPerHeadInput) {
   builder.heads(8, 8).headDims(64, 64);
   Input sink = builder.addInput("sink", DType::F32, {Dim::H});
   builder.normalizer(Normalizer::custom([sink](Sym s, RowOps &rows) -> std::pair<Sym, Sym> {
-    // The shift is the row maximum itself; a shift derived from it (max(rowMax, sink)) is not
-    // in the class attn-online-normalize streams yet, and the builder rejects it.
-    Sym m = rows.rowMax(s);
+    // The sink joins the maximum: the running maximum starts at the sink (shift_init).
+    Sym m = max(rows.rowMax(s), sink.at(rows.indices()));
     Sym w = exp(s - m);
     return {w, rows.rowSum(w) + exp(rows.indices().inputs[sink] - m)};
   }));

@@ -94,6 +94,24 @@ private:
       return record(inner, out);
     }
     if (anyShift) {
+      // max(m, c) with c per row and scale-free: the same streaming with the running maximum
+      // started at c (a sink logit joining the maximum, for instance).
+      if (isa<arith::MaximumFOp, arith::MaxNumFOp>(inner) && !out.perElement &&
+          !plan.shiftWithInit) {
+        for (unsigned i = 0; i < 2; ++i) {
+          const ValueClass &m = in[i], &c = in[1 - i];
+          if (!m.isShift || c.isShift || c.isExponent || c.degree != 0)
+            continue;
+          if (!plan.shift.getResult().hasOneUse())
+            return fail(inner, "the row maximum is used both alone and as max(maximum, c); "
+                               "use one of them");
+          plan.shiftWithInit = inner;
+          plan.shiftInit = inner->getOperand(1 - i);
+          ValueClass shift;
+          shift.isShift = true;
+          return record(inner, shift);
+        }
+      }
       // Log-domain forms: y - m, -m, (y - m) ± y'.
       if (auto sub = dyn_cast<arith::SubFOp>(inner)) {
         const ValueClass &a = in[0], &b = in[1];

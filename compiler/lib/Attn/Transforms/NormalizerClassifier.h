@@ -32,6 +32,16 @@ struct NormalizerPlan {
   llvm::DenseMap<mlir::Value, ValueClass> classes;
   /// The `attn.row_reduce max` defining the shift, if any.
   RowReduceOp shift;
+  /// When the shift used is `max(rowmax, c)` with c per row (a sink logit, say): that op and c.
+  /// The running maximum then starts at c instead of -inf.
+  mlir::Operation *shiftWithInit = nullptr;
+  mlir::Value shiftInit;
+  /// The value every later op uses as the shift (the row max, or shiftWithInit's result).
+  mlir::Value shiftValue() {
+    if (shiftWithInit)
+      return shiftWithInit->getResult(0);
+    return shift.getResult();
+  }
   /// The sum / abs_sum reductions, in region order.
   llvm::SmallVector<RowReduceOp> accumulators;
   mlir::Value weight, denominator;

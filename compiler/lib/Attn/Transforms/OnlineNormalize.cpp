@@ -85,6 +85,8 @@ LogicalResult rewrite(AttentionOp op) {
   llvm::DenseSet<Operation *> reductionOps;
   if (plan->shift)
     reductionOps.insert(plan->shift);
+  if (plan->shiftWithInit)
+    reductionOps.insert(plan->shiftWithInit);
   for (RowReduceOp acc : plan->accumulators)
     reductionOps.insert(acc);
 
@@ -98,13 +100,22 @@ LogicalResult rewrite(AttentionOp op) {
     builder.create<YieldOp>(loc, ValueRange{mapping.lookupOrDefault(plan->shift.getValue())});
   }
 
+  // shift_init(idx..., in...) -> the value the running maximum starts from.
+  if (plan->shiftWithInit) {
+    IRMapping mapping;
+    createBlock(builder, online.getShiftInit(), {}, norm, mapping, loc);
+    for (Operation *inner : sliceOf(norm, {plan->shiftInit}, reductionOps))
+      builder.clone(*inner, mapping);
+    builder.create<YieldOp>(loc, ValueRange{mapping.lookupOrDefault(plan->shiftInit)});
+  }
+
   // elementwise(%s, %m, idx..., in...) -> (weight, accumulator inputs...).
   {
     IRMapping mapping;
     Block *block = createBlock(builder, online.getElementwise(), {f32, f32}, norm, mapping, loc);
     mapping.map(norm.getArgument(0), block->getArgument(0));
     if (plan->shift)
-      mapping.map(plan->shift.getResult(), block->getArgument(1));
+      mapping.map(plan->shiftValue(), block->getArgument(1));
     SmallVector<Value> roots = {plan->weight};
     for (RowReduceOp acc : plan->accumulators)
       roots.push_back(acc.getValue());
@@ -125,7 +136,7 @@ LogicalResult rewrite(AttentionOp op) {
       mapping.map(acc.getResult(), block->getArgument(i));
     Value m = block->getArgument(plan->accumulators.size());
     if (plan->shift)
-      mapping.map(plan->shift.getResult(), m);
+      mapping.map(plan->shiftValue(), m);
     for (Operation *inner : sliceOf(norm, {plan->denominator}, reductionOps))
       builder.clone(*inner, mapping);
     Value z = mapping.lookupOrDefault(plan->denominator);

@@ -312,10 +312,10 @@ void KernelBuilder::buildEpilogue() {
       Value lse = fin[1];
       // A row with no kept entry has the statistic -inf: with a shift its maximum never
       // moved from -inf; without one, its count of kept entries is zero.
-      Value empty = op.hasShift()
-                        ? b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OEQ, m, negInf())
-                        : b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OEQ,
-                                                  load(keptRows, ivs), f32(0.0));
+      Value empty = keptRows ? b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OEQ,
+                                                       load(keptRows, ivs), f32(0.0))
+                             : b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OEQ, m,
+                                                       negInf());
       lse = b.create<arith::SelectOp>(loc, empty, negInf(), lse);
       store(lse, stats, ivs);
     }
@@ -454,7 +454,8 @@ FailureOr<KernelOp> KernelBuilder::build(StringRef name) {
 
   // Without a shift, a row's emptiness is tracked by counting its kept entries (only when the
   // row statistic is requested).
-  if (op.getLse() && !op.hasShift()) {
+  bool hasShiftInit = !op.getShiftInit().empty();
+  if (op.getLse() && (!op.hasShift() || hasShiftInit)) {
     keptFlags = alloc({bm, bn}, f32Type, MemorySpace::fragment);
     keptRows = alloc({bm}, f32Type, MemorySpace::fragment);
   }
@@ -467,6 +468,15 @@ FailureOr<KernelOp> KernelBuilder::build(StringRef name) {
   b.create<FillOp>(loc, out, f32(0.0));
   if (op.hasShift())
     b.create<FillOp>(loc, rowMax, negInf());
+  if (hasShiftInit) {
+    // The running maximum starts at the per-row value of shift_init (max(rowmax, c)).
+    auto ivs = beginParallel({bm});
+    Operation *par = b.getInsertionBlock()->getParentOp();
+    Value q = add(q0, ivs[0]);
+    SmallVector<Value> args = regionArgs({}, q, Value());
+    store(inlineRegion(op.getShiftInit(), args).front(), rowMax, ivs);
+    endParallel(par);
+  }
   for (Value acc : accumulators)
     b.create<FillOp>(loc, acc, f32(0.0));
   if (keptRows)

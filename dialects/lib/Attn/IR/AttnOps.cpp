@@ -296,6 +296,13 @@ LogicalResult OnlineAttentionOp::verify() {
       failed(verifyRegionSignature(*this, getShift(), "shift",
                                    regionArgTypes(b, {f32}, getInputs()), {f32})))
     return failure();
+  if (!getShiftInit().empty()) {
+    if (!hasShift())
+      return emitOpError() << "'shift_init' region needs a 'shift' region";
+    if (failed(verifyRegionSignature(*this, getShiftInit(), "shift_init",
+                                     regionArgTypes(b, {}, getInputs()), {f32})))
+      return failure();
+  }
   // The finalize region runs once per row: it must not read the kv index or inputs over kv.
   Block &fin = getFinalize().front();
   unsigned kvArg = numAcc + 1 + static_cast<unsigned>(IndexArg::KV);

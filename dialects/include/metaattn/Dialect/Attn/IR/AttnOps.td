@@ -27,7 +27,8 @@ def Attn_AttentionOp : Attn_Op<"attention", [RecursiveMemoryEffects]> {
 
     Tensors are `[batch, seq, heads, dim]` with dynamic batch and sequence lengths and static
     heads and dims. `D` (of Q and K) may differ from `Dv` (of V and O). The optional second
-    result is the row statistic (log-sum-exp: `m + log Z` with a max shift, else `log Z`), shaped
+    result is the row statistic (log-sum-exp: `m + log Z` with a max shift `m` — the row max, or
+    `max(row max, c)` when the weights subtract that — else `log Z`), shaped
     `[batch, heads, seq_q]` in f32.
 
     Regions (all with one block, terminated by `attn.yield` or `attn.normalize`):
@@ -84,6 +85,8 @@ def Attn_OnlineAttentionOp : Attn_Op<"online_attention", [RecursiveMemoryEffects
 
     - `shift` (optional): the per-element value whose running row maximum `m` is the shift;
       present when the weights are exponentials shifted by the row max.
+    - `shift_init` (optional, with `shift`): `(%b, %h, %q, %kv, %sq, %skv, %in...) -> f32`, the
+      per-row value the running maximum starts from instead of -inf (for `max(rowmax, c)`).
     - `elementwise(%s: f32, %m: f32, %b, %h, %q, %kv, %sq, %skv, %in...)` yielding the weight
       and one value per row accumulator. Each yielded value is homogeneous of degree `d` in
       `e^{-m}` (listed in `degrees`, weight first): when `m` grows from `m_old` to `m_new`
@@ -109,10 +112,12 @@ def Attn_OnlineAttentionOp : Attn_Op<"online_attention", [RecursiveMemoryEffects
                        UnitAttr:$mask_exact);
   let results = (outs AnyRankedTensor:$output, Optional<AnyRankedTensor>:$lse);
   let regions = (region SizedRegion<1>:$score, SizedRegion<1>:$mask, AnyRegion:$shift,
-                        SizedRegion<1>:$elementwise, SizedRegion<1>:$finalize);
+                        AnyRegion:$shift_init, SizedRegion<1>:$elementwise,
+                        SizedRegion<1>:$finalize);
   let assemblyFormat = [{
     $q `,` $k `,` $v (`inputs` `(` $inputs^ `:` type($inputs) `)`)?
-    `score` $score `mask` $mask (`shift` $shift^)? `elementwise` $elementwise
+    `score` $score `mask` $mask (`shift` $shift^)? (`shift_init` $shift_init^)?
+    `elementwise` $elementwise
     `finalize` $finalize
     attr-dict `:` type($q) `,` type($k) `,` type($v) `->` type($output) (`,` type($lse)^)?
   }];
