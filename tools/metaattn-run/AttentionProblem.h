@@ -28,11 +28,20 @@ struct RunOptions {
 
 /// Inputs, the oracle's answer and the result of one run.
 struct Problem {
-  attn::AttentionOp op;          ///< in the original module (for the oracle)
-  std::vector<HostTensor> operands; ///< q, k, v, custom inputs
-  HostTensor output, lse;           ///< results of the run
+  attn::AttentionOp op;             ///< in the original module (for the oracle), or
+  attn::RecurrentOp recurrent;      ///< the linear-attention op
+  std::vector<HostTensor> operands; ///< the op's operands in order
+  HostTensor output, lse;           ///< results of the run (lse: or the final state)
   HostTensor refOutput, refLse;     ///< the oracle
-  bool hasLse = false;
+  bool hasLse = false;              ///< a second result: lse, or the recurrent final state
+
+  /// The kernel's result parameters in order.
+  std::vector<HostTensor *> results() {
+    std::vector<HostTensor *> r = {&output};
+    if (hasLse)
+      r.push_back(&lse);
+    return r;
+  }
 };
 
 /// Creates random operands (or loads them) with the sizes in `options`.
@@ -41,6 +50,10 @@ mlir::LogicalResult makeProblem(attn::AttentionOp op, const RunOptions &options,
 
 /// Runs the lowered kernel of `lowered` (a copy of the module, lowered in place) on the CPU
 /// tile executor.
+/// Random operands of an attn.recurrent of length `options.seqQ` and the oracle's results.
+mlir::LogicalResult makeRecurrentProblem(attn::RecurrentOp op, const RunOptions &options,
+                                         Problem &problem, std::string &error);
+
 mlir::LogicalResult runOnCpu(mlir::ModuleOp lowered, llvm::StringRef name, Problem &problem,
                              std::string &error);
 

@@ -30,7 +30,8 @@ static cl::opt<std::string> deviceOpt("device", cl::desc("auto, cpu or gpu"), cl
 static cl::opt<std::string> functionOpt("function",
                                         cl::desc("run only this function (default: all)"));
 static cl::opt<int64_t> batchOpt("batch", cl::desc("batch size"), cl::init(2));
-static cl::opt<int64_t> seqQOpt("seq-q", cl::desc("query length"), cl::init(77));
+static cl::opt<int64_t> seqQOpt("seq-q", cl::desc("query length (the sequence length of attn.recurrent)"),
+                                cl::init(77));
 static cl::opt<int64_t> seqKvOpt("seq-kv", cl::desc("kv length (default: seq-q)"),
                                  cl::init(-1));
 static cl::opt<uint64_t> seedOpt("seed", cl::desc("random seed"), cl::init(1));
@@ -106,22 +107,32 @@ int main(int argc, char **argv) {
 
   std::vector<func::FuncOp> funcs;
   for (func::FuncOp func : module->getOps<func::FuncOp>())
-    if (!func.getOps<attn::AttentionOp>().empty() &&
+    if ((!func.getOps<attn::AttentionOp>().empty() ||
+         !func.getOps<attn::RecurrentOp>().empty()) &&
         (functionOpt.empty() || func.getSymName() == functionOpt))
       funcs.push_back(func);
   if (funcs.empty()) {
-    llvm::errs() << "metaattn-run: " << inputFile << " holds no function with an attn.attention"
+    llvm::errs() << "metaattn-run: " << inputFile << " holds no function with an attn.attention or attn.recurrent"
                  << (functionOpt.empty() ? "" : " named " + functionOpt) << "\n";
     return 1;
   }
 
   bool allPassed = true;
   for (func::FuncOp func : funcs) {
-    attn::AttentionOp op = *func.getOps<attn::AttentionOp>().begin();
+    auto attentions = func.getOps<attn::AttentionOp>();
+    attn::AttentionOp op = attentions.empty() ? nullptr : *attentions.begin();
     run::Problem problem;
-    llvm::outs() << func.getSymName() << " (B=" << options.batch << ", Sq=" << options.seqQ
-                 << ", Skv=" << options.seqKv << ", device=" << device << ")\n";
-    if (failed(run::makeProblem(op, options, problem, error))) {
+    if (op)
+      llvm::outs() << func.getSymName() << " (B=" << options.batch << ", Sq=" << options.seqQ
+                   << ", Skv=" << options.seqKv << ", device=" << device << ")\n";
+    else
+      llvm::outs() << func.getSymName() << " (B=" << options.batch << ", S=" << options.seqQ
+                   << ", device=" << device << ")\n";
+    LogicalResult made =
+        op ? run::makeProblem(op, options, problem, error)
+           : run::makeRecurrentProblem(*func.getOps<attn::RecurrentOp>().begin(), options,
+                                       problem, error);
+    if (failed(made)) {
       llvm::errs() << "metaattn-run: " << func.getSymName() << ": " << error << "\n";
       return 1;
     }
@@ -148,7 +159,9 @@ int main(int argc, char **argv) {
     if (options.check)
       passed = run::compareWithOracle(problem, options, llvm::outs());
     allPassed &= passed;
-    if (ms) {
+    if (ms && !op) {
+      llvm::outs() << "  time: " << *ms << " ms\n";
+    } else if (ms) {
       auto qt = cast<RankedTensorType>(op.getQ().getType());
       auto vt = cast<RankedTensorType>(op.getV().getType());
       double flops = 2.0 * run::visiblePairs(op, options.batch, options.seqQ, options.seqKv) *

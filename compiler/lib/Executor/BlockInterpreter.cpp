@@ -257,6 +257,7 @@ LogicalResult BlockInterpreter::runOp(Operation &op) {
       .Case<tile::FillOp>([&](auto o) { return runFill(o); })
       .Case<tile::GemmOp>([&](auto o) { return runGemm(o); })
       .Case<tile::ReduceOp>([&](auto o) { return runReduce(o); })
+      .Case<tile::ScanOp>([&](auto o) { return runScan(o); })
       .Case<tile::ParallelOp>([&](auto o) { return runParallel(o); })
       .Case<tile::PipelinedOp>([&](auto o) { return runPipelined(o); })
       .Case<scf::ForOp>([&](auto) { return runFor(op); })

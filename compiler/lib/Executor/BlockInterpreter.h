@@ -81,6 +81,7 @@ private:
   mlir::LogicalResult runFill(tile::FillOp op);
   mlir::LogicalResult runGemm(tile::GemmOp op);
   mlir::LogicalResult runReduce(tile::ReduceOp op);
+  mlir::LogicalResult runScan(tile::ScanOp op);
 
   // Values.
   RuntimeValue get(mlir::Value value) const;

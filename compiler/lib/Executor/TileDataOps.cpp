@@ -1,7 +1,7 @@
 //===- TileDataOps.cpp - Buffers, copies, gemm and reductions ----------------===//
 //
 // The executor's semantics of the tile ops that touch whole buffers: tile.alloc, tile.stage,
-// tile.copy, tile.read, tile.fill, tile.gemm and tile.reduce.
+// tile.copy, tile.read, tile.fill, tile.gemm, tile.reduce and tile.scan.
 //
 //===----------------------------------------------------------------------===//
 
@@ -240,6 +240,25 @@ LogicalResult BlockInterpreter::runReduce(tile::ReduceOp op) {
       acc = isMax ? (std::isnan(old) ? old : std::max(old, acc)) : old + acc;
     }
     dst->storeF(dOff, acc);
+  }
+  return success();
+}
+
+LogicalResult BlockInterpreter::runScan(tile::ScanOp op) {
+  const BufferView *buf = buffer(op, op.getBuffer());
+  if (!buf)
+    return failure();
+  int64_t rows = buf->shape[0], cols = buf->getRank() > 1 ? buf->shape[1] : 1;
+  for (int64_t j = 0; j < cols; ++j) {
+    float acc = 0.0f;
+    for (int64_t i = 0; i < rows; ++i) {
+      SmallVector<int64_t, 2> idx = {i};
+      if (buf->getRank() > 1)
+        idx.push_back(j);
+      int64_t off = buf->offsetOf(idx);
+      acc += static_cast<float>(buf->loadF(off));
+      buf->storeF(off, acc);
+    }
   }
   return success();
 }

@@ -89,5 +89,17 @@ template <class T, int Rows, int Cols, int Stages = 1> struct SmemTile {
   }
 };
 
+/// A 1-D shared buffer of N elements (no swizzle: it is read by index, not by ldmatrix).
+template <class T, int N> struct SmemVec {
+  static_assert(N > 0, "SmemVec: N must be positive");
+  static constexpr int kN = N;
+  static constexpr int kBytes = N * (int)sizeof(T);
+
+  T* base;
+
+  METAATTN_DEV explicit SmemVec(unsigned char* p) : base(reinterpret_cast<T*>(p)) {}
+  METAATTN_DEV T& operator[](int i) const { return base[i]; }
+};
+
 } // namespace dev
 } // namespace metaattn

@@ -29,3 +29,4 @@
 #include "metaattn/copy.cuh"
 #include "metaattn/gemm.cuh"
 #include "metaattn/reduce.cuh"
+#include "metaattn/scan.cuh"

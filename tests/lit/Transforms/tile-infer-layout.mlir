@@ -39,11 +39,12 @@ tile.kernel @transposed_access(%t: !tile.tensor<?x32xbf16>) attributes {grid = a
 
 // -----
 
+// Shared buffers may be read and written at any index inside tile.parallel (no diagnostic).
 tile.kernel @shared_in_parallel(%t: !tile.tensor<?x32xbf16>) attributes {grid = array<i64: 0, 0, 64, -1, 0, 1, -1, 0, 1>, threads = 128 : i64} {
   %sh = tile.alloc : memref<64x32xbf16, #tile.space<shared>>
   tile.parallel (%i, %j) in [64, 32] {
-    // expected-error @+1 {{inside tile.parallel only fragments may be accessed}}
     %x = memref.load %sh[%i, %j] : memref<64x32xbf16, #tile.space<shared>>
+    memref.store %x, %sh[%i, %j] : memref<64x32xbf16, #tile.space<shared>>
   }
   tile.return
 }

@@ -13,6 +13,7 @@
 
 #include "FrontendTestUtil.h"
 
+#include "metaattn/Frontend/LinearVariants.h"
 #include "metaattn/Frontend/Variants.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -46,6 +47,49 @@ struct VariantFile {
   std::string factory;
   std::vector<Function> functions;
 };
+
+/// A function of the linear family (attn.recurrent).
+struct LinearFunction {
+  std::string name;
+  std::string comment;
+  RecurrentBuilder builder;
+};
+
+struct LinearVariantFile {
+  std::string file;
+  std::string factory;
+  std::vector<LinearFunction> functions;
+};
+
+/// The linear variants, at sizes with odd head dims and group sharing.
+std::vector<LinearVariantFile> linearFiles() {
+  auto opts = [](int64_t h, int64_t hqk, int64_t dk, int64_t dv) {
+    LinearOptions o;
+    o.numHeads = h;
+    o.numQkHeads = hqk;
+    o.keyDim = dk;
+    o.valueDim = dv;
+    return o;
+  };
+  LinearOptions withStates = opts(2, 2, 40, 24);
+  withStates.initialState = withStates.finalState = true;
+  LinearOptions retnetOpts = opts(2, 2, 64, 128);
+  return {
+      {"linear.mlir",
+       "linearAttention, retnet, gatedRetention, gla, mamba2Ssd",
+       {{"linear_attention", "no decay, Dk 64, Dv 80", linearAttention(opts(2, 2, 64, 80))},
+        {"linear_attention_states", "no decay, Dk 40, Dv 24, initial and final state",
+         linearAttention(withStates)},
+        {"retnet_recurrent", "a decay per head, Dv = 2 Dk", retnet(retnetOpts)},
+        {"gated_retention", "a decay per token", gatedRetention(opts(4, 4, 64, 64))},
+        {"gla_vector", "a decay per token and key dim from gate logits",
+         gla(opts(2, 2, 48, 64))},
+        {"mamba2_ssd", "one group of B/C shared by 3 heads, state 64, head dim 32",
+         mamba2Ssd(opts(3, 1, 64, 32))},
+        {"mamba2_ssd_groups", "two groups, 4 heads, state 32, head dim 16",
+         mamba2Ssd(opts(4, 2, 32, 16))}}},
+  };
+}
 
 template <typename Options>
 Options sized(int64_t h, int64_t hkv, int64_t d, DType dtype, bool lse) {
@@ -189,14 +233,14 @@ std::vector<VariantFile> variantFiles() {
 }
 
 /// The text of one file: a header, then each function.
-std::string generate(const VariantFile &file, std::string &error) {
+template <class File> std::string generate(const File &file, std::string &error) {
   std::string text;
   llvm::raw_string_ostream os(text);
   os << "// Generated from metaattn::frontend::" << file.factory
      << " by tests/unit/frontend/VariantFilesTest.cpp;\n"
      << "// regenerate with METAATTN_UPDATE_VARIANTS=1 MetaAttnFrontendTests "
         "--gtest_filter='VariantFiles*'.\n";
-  for (const Function &f : file.functions) {
+  for (const auto &f : file.functions) {
     MLIRContext ctx;
     auto module = f.builder.build(ctx, f.name, error);
     if (failed(module)) {
@@ -220,10 +264,11 @@ std::string readFile(const std::string &path) {
   return ss.str();
 }
 
-TEST(VariantFilesTest, CheckedInFilesMatchTheFactories) {
+/// Compares each file with what its factories build (or rewrites it when asked).
+template <class File> void checkFiles(const std::vector<File> &files) {
   const char *update = std::getenv("METAATTN_UPDATE_VARIANTS");
   bool write = update && std::string(update) == "1";
-  for (const VariantFile &file : variantFiles()) {
+  for (const File &file : files) {
     std::string error;
     std::string text = generate(file, error);
     ASSERT_TRUE(error.empty()) << file.file << ": " << error;
@@ -239,5 +284,9 @@ TEST(VariantFilesTest, CheckedInFilesMatchTheFactories) {
                                     << " builds; regenerate with METAATTN_UPDATE_VARIANTS=1";
   }
 }
+
+TEST(VariantFilesTest, CheckedInFilesMatchTheFactories) { checkFiles(variantFiles()); }
+
+TEST(VariantFilesTest, LinearFilesMatchTheFactories) { checkFiles(linearFiles()); }
 
 } // namespace

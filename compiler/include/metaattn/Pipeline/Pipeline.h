@@ -50,9 +50,18 @@ struct LoweredKernel {
 rt::StatusOr<std::vector<LoweredKernel>> lowerToCuda(mlir::ModuleOp module,
                                                      const PipelineOptions &options);
 
+/// Where the time of one kernel's just-in-time compilation went (milliseconds). The MLIR
+/// lowering and CUDA printing of a module is shared by its kernels; each reports all of it.
+struct JitTimings {
+  double lowerMs = 0, compileMs = 0, loadMs = 0;
+  /// "nvrtc" (compiled now), "disk-cache" or "memory-cache".
+  std::string compiledBy;
+};
+
 /// A compiled attention, ready to launch on a device.
 class AttentionKernel {
 public:
+  const JitTimings &jitTimings() const { return timings; }
   /// Checks shapes, dtypes and strides against the signature, then launches.
   rt::Status launch(const rt::TensorList &tensors, CUstream stream = nullptr) const;
   const rt::KernelSignature &signature() const { return kernel.signature; }
@@ -65,6 +74,7 @@ private:
   LoweredKernel kernel;
   std::shared_ptr<const rt::CompiledKernel> compiled;
   rt::LoadedKernel loaded;
+  JitTimings timings;
 };
 
 /// Lowers `module`, compiles each kernel with NVRTC for `device`'s architecture (through the

@@ -33,6 +33,16 @@ mlir::LogicalResult evaluateAttention(attn::AttentionOp op,
                                       llvm::ArrayRef<const HostTensor *> operands,
                                       HostTensor &output, HostTensor *lse, std::string &error);
 
+/// attn.recurrent evaluated token by token in double precision, from its definition
+/// `H_t = diag(α_t)·H_{t-1} + k_tᵀ v_t`, `o_t = q_t·H_t`, with the modifier regions applied
+/// element by element. `operands` follow the op's operand order: q, k, v, the gate (when the
+/// op has one), the initial state (when it has one), the custom inputs. `finalState` may be
+/// null; it is written when the op returns one. Results are allocated when empty.
+mlir::LogicalResult evaluateRecurrent(attn::RecurrentOp op,
+                                      llvm::ArrayRef<const HostTensor *> operands,
+                                      HostTensor &output, HostTensor *finalState,
+                                      std::string &error);
+
 } // namespace metaattn
 
 #endif // METAATTN_REFERENCE_REFERENCE_H

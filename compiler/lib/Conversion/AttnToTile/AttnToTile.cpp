@@ -1,7 +1,8 @@
 //===- AttnToTile.cpp - convert-attn-to-tile --------------------------------===//
 //
-// Replaces each function holding one attn.online_attention by a tile.kernel of the same
-// name. The kernel body is built by AttentionKernelBuilder.cpp.
+// Replaces each function holding one attn.online_attention or one attn.recurrent by a
+// tile.kernel of the same name. The kernel bodies are built by AttentionKernelBuilder.cpp and
+// RecurrentKernelBuilder.cpp.
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,11 +21,13 @@ using namespace metaattn;
 
 namespace {
 
-/// The attention of a function `func.func @f(...) { %r = attn.online_attention ...; return %r }`.
-FailureOr<attn::OnlineAttentionOp> getSoleAttention(func::FuncOp func) {
-  attn::OnlineAttentionOp attention;
+/// The attention of a function `func.func @f(...) { %r = attn.online_attention ...; return %r }`
+/// (or of one with an attn.recurrent).
+template <class AttentionT>
+FailureOr<AttentionT> getSoleAttention(func::FuncOp func) {
+  AttentionT attention;
   for (Operation &op : func.getBody().front()) {
-    if (auto a = dyn_cast<attn::OnlineAttentionOp>(op)) {
+    if (auto a = dyn_cast<AttentionT>(op)) {
       if (attention)
         return func.emitError() << "convert-attn-to-tile expects one attention per function";
       attention = a;
@@ -68,8 +71,40 @@ struct ConvertAttnToTilePass
                         "attn-online-normalize first";
       signalPassFailure();
     });
+    SmallVector<func::FuncOp> recurrent;
+    getOperation().walk([&](func::FuncOp func) {
+      if (!func.getOps<attn::RecurrentOp>().empty())
+        recurrent.push_back(func);
+    });
+    for (func::FuncOp func : recurrent) {
+      FailureOr<attn::RecurrentOp> op = getSoleAttention<attn::RecurrentOp>(func);
+      if (failed(op))
+        return signalPassFailure();
+      auto qt = cast<RankedTensorType>(op->getQ().getType());
+      auto vt = cast<RankedTensorType>(op->getV().getType());
+      RecurrentTileConfig config =
+          chooseRecurrentConfig(qt.getDimSize(3), vt.getDimSize(3), op->getGateKind(),
+                                qt.getElementTypeBitWidth() / 8, *target);
+      if (blockM)
+        config.chunk = blockM;
+      if (blockN)
+        config.blockV = blockN;
+      if (numWarps)
+        config.warps = numWarps;
+      if (numStages)
+        config.stages = numStages;
+      OpBuilder builder(func);
+      std::string name = func.getSymName().str();
+      FailureOr<tile::KernelOp> kernel =
+          buildRecurrentKernel(builder, *op, name + ".tmp", config);
+      if (failed(kernel))
+        return signalPassFailure();
+      func.erase();
+      kernel->setSymName(name);
+    }
     for (func::FuncOp func : funcs) {
-      FailureOr<attn::OnlineAttentionOp> attention = getSoleAttention(func);
+      FailureOr<attn::OnlineAttentionOp> attention =
+          getSoleAttention<attn::OnlineAttentionOp>(func);
       if (failed(attention))
         return signalPassFailure();
       auto qt = cast<RankedTensorType>(attention->getQ().getType());

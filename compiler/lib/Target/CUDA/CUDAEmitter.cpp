@@ -56,6 +56,8 @@ FailureOr<std::string> Printer::bufferType(Value buffer) {
     if (shape.size() == 3)
       return ns + "SmemTile<" + *elt + ", " + std::to_string(shape[1]) + ", " +
              std::to_string(shape[2]) + ", " + std::to_string(shape[0]) + ">";
+    if (shape.size() == 1)
+      return ns + "SmemVec<" + *elt + ", " + std::to_string(shape[0]) + ">";
     return failure();
   }
   Value root = buffer;
@@ -85,30 +87,45 @@ LogicalResult Printer::printOp(Operation *op) {
     return printScf(op);
   if (op->getDialect() && op->getDialect()->getNamespace() == "tile")
     return printTileOp(op);
-  if (auto load = dyn_cast<memref::LoadOp>(op)) {
-    if (!parallel)
-      return op->emitOpError() << "fragment loads are printed only inside tile.parallel";
-    std::string index = load.getMemRefType().getRank() == 2 ? parallel->elem2d
-                                                            : parallel->slot1d;
-    FailureOr<std::string> type = scalarType(load.getType());
-    if (failed(type))
-      return op->emitOpError() << "unsupported element type";
-    line() << "const " << *type << " " << fresh(load.getResult()) << " = "
-           << name(load.getMemRef()) << "[" << index << "];\n";
-    return success();
-  }
-  if (auto store = dyn_cast<memref::StoreOp>(op)) {
-    if (!parallel)
-      return op->emitOpError() << "fragment stores are printed only inside tile.parallel";
-    std::string index = store.getMemRefType().getRank() == 2 ? parallel->elem2d
-                                                             : parallel->slot1d;
-    line() << name(store.getMemRef()) << "[" << index << "] = " << name(store.getValue())
-           << ";\n";
-    return success();
-  }
+  if (isa<memref::LoadOp, memref::StoreOp>(op))
+    return printLoadStore(op);
   if (isa<arith::ArithDialect, math::MathDialect>(op->getDialect()))
     return printScalar(op);
   return op->emitOpError() << "cannot be printed as CUDA";
+}
+
+LogicalResult Printer::printLoadStore(Operation *op) {
+  auto load = dyn_cast<memref::LoadOp>(op);
+  auto store = dyn_cast<memref::StoreOp>(op);
+  Value memref = load ? load.getMemRef() : store.getMemRef();
+  ValueRange indices = load ? load.getIndices() : store.getIndices();
+  auto type = cast<MemRefType>(memref.getType());
+  if (!parallel)
+    return op->emitOpError() << "buffer loads and stores are printed only inside tile.parallel";
+  std::string ref;
+  if (isShared(type)) {
+    // Shared buffers are addressed by value: any index computed in the body.
+    std::string args;
+    llvm::raw_string_ostream a(args);
+    llvm::interleaveComma(indices, a, [&](Value v) { a << name(v); });
+    ref = name(memref) + (type.getRank() == 1 ? "[" + args + "]" : ".at(" + args + ")");
+  } else {
+    // Fragments are addressed by the element this thread owns: the indices are the loop's.
+    if (!parallel->anchored)
+      return op->emitOpError() << "a tile.parallel that touches a fragment must take its "
+                                  "thread mapping from a fragment of its rank";
+    ref = name(memref) + "[" + (type.getRank() == 2 ? parallel->elem2d : parallel->slot1d) +
+          "]";
+  }
+  if (load) {
+    FailureOr<std::string> scalar = scalarType(load.getType());
+    if (failed(scalar))
+      return op->emitOpError() << "unsupported element type";
+    line() << "const " << *scalar << " " << fresh(load.getResult()) << " = " << ref << ";\n";
+  } else {
+    line() << ref << " = " << name(store.getValue()) << ";\n";
+  }
+  return success();
 }
 
 std::string Printer::origin(ValueRange indices, StringRef tag) {
@@ -180,12 +197,12 @@ LogicalResult Printer::printParallel(ParallelOp op) {
       memref = load.getMemRef();
     else if (auto store = dyn_cast<memref::StoreOp>(inner))
       memref = store.getMemRef();
-    if (memref && !anchor && cast<MemRefType>(memref.getType()).getRank() == rank)
+    if (memref && !anchor && isFragment(memref.getType()) &&
+        cast<MemRefType>(memref.getType()).getRank() == rank)
       anchor = memref;
   });
   if (!anchor)
-    return op.emitOpError() << "accesses no fragment of its rank, so no thread owns its "
-                               "elements";
+    return printStridedParallel(op);
   FailureOr<std::string> type = bufferType(anchor);
   if (failed(type))
     return op.emitOpError() << "anchor fragment has no layout: run tile-infer-layout first";
@@ -207,13 +224,40 @@ LogicalResult Printer::printParallel(ParallelOp op) {
     if (rank == 2)
       line() << "const int " << fresh(body.getArgument(1)) << " = " << alias << "::col(" << e
              << ");\n";
-    parallel = ParallelContext{e, rank == 2 ? alias + "::rowSlot(" + e + ")" : e};
+    parallel = ParallelContext{e, rank == 2 ? alias + "::rowSlot(" + e + ")" : e, true};
     LogicalResult result = printBlock(body);
     parallel.reset();
     if (failed(result))
       return failure();
   }
   line() << "  }\n";
+  line() << "}\n";
+  return success();
+}
+
+LogicalResult Printer::printStridedParallel(ParallelOp op) {
+  ArrayRef<int64_t> shape = op.getShape();
+  int64_t cols = shape.size() == 2 ? shape[1] : 1;
+  std::string lin = "l" + std::to_string(counter++);
+  line() << "// tile.parallel [" << llvm::join(llvm::map_range(shape, [](int64_t x) {
+    return std::to_string(x);
+  }), ", ") << "] over shared buffers: indices spread over the threads\n";
+  line() << "for (int " << lin << " = (int)threadIdx.x; " << lin << " < " << shape[0] * cols
+         << "; " << lin << " += " << threads << ") {\n";
+  {
+    IndentScope inner(*this);
+    Block &body = op.getBody().front();
+    line() << "const int " << fresh(body.getArgument(0)) << " = " << lin << " / " << cols
+           << ";\n";
+    if (shape.size() == 2)
+      line() << "const int " << fresh(body.getArgument(1)) << " = " << lin << " % " << cols
+             << ";\n";
+    parallel = ParallelContext{"", "", false};
+    LogicalResult result = printBlock(body);
+    parallel.reset();
+    if (failed(result))
+      return failure();
+  }
   line() << "}\n";
   return success();
 }
@@ -292,6 +336,11 @@ LogicalResult Printer::printTileOp(Operation *op) {
   }
   if (auto par = dyn_cast<ParallelOp>(op))
     return printParallel(par);
+  if (auto scan = dyn_cast<ScanOp>(op)) {
+    line() << ns << "block::scanRows<" << threads << ">(" << name(scan.getBuffer())
+           << ");  // tile.scan\n";
+    return success();
+  }
   if (isa<BarrierOp>(op)) {
     line() << ns << "block::barrier();\n";
     return success();

@@ -38,6 +38,8 @@ private:
   mlir::LogicalResult printScf(mlir::Operation *op);
   mlir::LogicalResult printTileOp(mlir::Operation *op);
   mlir::LogicalResult printParallel(tile::ParallelOp op);
+  mlir::LogicalResult printStridedParallel(tile::ParallelOp op);
+  mlir::LogicalResult printLoadStore(mlir::Operation *op);
   mlir::LogicalResult printCopy(tile::CopyOp op);
   std::string origin(mlir::ValueRange indices, llvm::StringRef tag);
 
@@ -49,6 +51,8 @@ private:
   /// Inside a tile.parallel: the element-index expression per buffer rank.
   struct ParallelContext {
     std::string elem2d, slot1d;
+    /// Whether threads own the loop's indices through a fragment (else they are strided).
+    bool anchored = true;
   };
   std::optional<ParallelContext> parallel;
   friend struct IndentScope;

@@ -61,15 +61,20 @@ struct TileInferLayoutPass
     if (anyError)
       return signalPassFailure();
 
-    // tile.parallel bodies: fragments indexed by the induction variables, rows by the first.
+    // tile.parallel bodies: fragments indexed by the induction variables, rows by the first;
+    // shared buffers at any index.
     WalkResult result = kernel.walk([&](ParallelOp par) -> WalkResult {
       ArrayRef<int64_t> shape = par.getShape();
       Block &body = par.getBody().front();
       auto check = [&](Operation *access, Value memref, ValueRange indices) -> LogicalResult {
         auto type = cast<MemRefType>(memref.getType());
+        if (isShared(type))
+          return success(); // shared memory is addressed by value, by any thread
         if (!isFragment(type))
           return access->emitOpError()
-                 << "inside tile.parallel only fragments may be accessed, found " << type;
+                 << "inside tile.parallel only fragments and shared buffers may be accessed, "
+                    "found "
+                 << type;
         if (type.getDimSize(0) != shape[0])
           return access->emitOpError()
                  << "fragment rows (" << type.getDimSize(0)

@@ -145,3 +145,15 @@ LogicalResult RecurrentOp::verifyRegions() {
     return emitOpError() << "'gate_mod' region needs a gate operand";
   return success();
 }
+
+std::optional<SmallVector<RecurrentDim>>
+metaattn::attn::parseRecurrentInputDims(StringRef spec, std::string &error) {
+  static const StringRef names[] = {"b", "t", "h", "d"};
+  auto positions = parseDimList(spec, names, error);
+  if (!positions)
+    return std::nullopt;
+  SmallVector<RecurrentDim> dims;
+  for (unsigned p : *positions)
+    dims.push_back(static_cast<RecurrentDim>(p));
+  return dims;
+}

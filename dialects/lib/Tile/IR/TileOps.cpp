@@ -265,5 +265,16 @@ LogicalResult ReduceOp::verify() {
   return success();
 }
 
+LogicalResult ScanOp::verify() {
+  MemRefType type = getBuffer().getType();
+  if (!isShared(type))
+    return emitOpError() << "scans a shared buffer, found " << type;
+  if (!type.getElementType().isF32())
+    return emitOpError() << "scans are in f32, found " << type.getElementType();
+  if (type.getRank() > 2)
+    return emitOpError() << "scans a 1-D or 2-D buffer, found rank " << type.getRank();
+  return success();
+}
+
 #define GET_OP_CLASSES
 #include "metaattn/Dialect/Tile/IR/TileOps.cpp.inc"

@@ -53,6 +53,7 @@ public:
 
 private:
   friend class AttentionBuilder;
+  friend class RecurrentBuilder;
   friend class InputValues;
   Input(uint64_t builderId, unsigned pos, std::string name)
       : builderId(builderId), pos(pos), inputName(std::move(name)) {}
@@ -69,6 +70,7 @@ public:
 
 private:
   friend class AttentionBuilder;
+  friend class RecurrentBuilder;
   uint64_t builderId = 0;
   /// The region's block arguments for the inputs, in their tensor element types.
   std::vector<mlir::Value> values;

@@ -42,6 +42,22 @@ mlir::FailureOr<tile::KernelOp> buildAttentionKernel(mlir::OpBuilder &builder,
                                                      llvm::StringRef name,
                                                      const TileConfig &config);
 
+/// Tiling of the chunked linear-attention kernel (attn.recurrent).
+struct RecurrentTileConfig {
+  /// Tokens per chunk; the key dim padded to whole warp row-tiles; the value columns a block
+  /// owns.
+  int64_t chunk = 64, warps = 4, stages = 2;
+  int64_t paddedKeyDim = 0, blockV = 64;
+  int64_t sharedBytes(int64_t elementBytes, attn::GateKind gate) const;
+};
+
+RecurrentTileConfig chooseRecurrentConfig(int64_t keyDim, int64_t valueDim, attn::GateKind gate,
+                                          int64_t elementBytes, const TargetDesc &target);
+
+mlir::FailureOr<tile::KernelOp> buildRecurrentKernel(mlir::OpBuilder &builder,
+                                                     attn::RecurrentOp op, llvm::StringRef name,
+                                                     const RecurrentTileConfig &config);
+
 } // namespace metaattn
 
 #endif // METAATTN_CONVERSION_ATTNTOTILE_ATTNTOTILE_H

@@ -5,7 +5,8 @@
 include "mlir/Pass/PassBase.td"
 
 def ConvertAttnToTile : Pass<"convert-attn-to-tile", "::mlir::ModuleOp"> {
-  let summary = "Tile attn.online_attention into a tile.kernel (flash-attention schedule)";
+  let summary = "Tile attn.online_attention (flash-attention schedule) and attn.recurrent "
+                "(chunked linear attention) into tile.kernel ops";
   let description = [{
     Each `func.func` whose body is one `attn.online_attention` (and a `return` of its results)
     becomes a `tile.kernel` of the same name whose parameters are the function's arguments
@@ -17,6 +18,13 @@ def ConvertAttnToTile : Pass<"convert-attn-to-tile", "::mlir::ModuleOp"> {
     element-wise region, accumulates the row sums and `O += P·V`. After the loop the finalize
     region gives the denominator and the row statistic. Batch and lengths are read from the
     tensors at run time: one kernel serves every length.
+
+    Each function whose body is one `attn.recurrent` becomes a kernel of the chunked
+    linear-attention algorithm (RecurrentKernelBuilder.cpp): one block per (value tile, head,
+    batch) walks the sequence in chunks, keeping the state in registers; within a chunk the
+    parallel form `(Q·Kᵀ ⊙ decay)·V`, across chunks `(Q ⊙ exp(G))·S`, then the state is decayed
+    and updated. Gates are scanned in f32 in log space. For these kernels `block-m` is the
+    chunk length and `block-n` the value columns per block.
 
     Tile sizes come from the head dims and the target (see TileConfig.h) unless set by the
     options.

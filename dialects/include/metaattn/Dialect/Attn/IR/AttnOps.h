@@ -29,6 +29,15 @@ enum class InputDim : unsigned { B, H, Q, KV };
 std::optional<llvm::SmallVector<InputDim>> parseInputDims(llvm::StringRef spec,
                                                           std::string &error);
 
+/// One axis a custom input of attn.recurrent may be broadcast over: batch, time, head and
+/// the element's feature index (key dim for q/k/gate modifiers, value dim for v).
+enum class RecurrentDim : unsigned { B, T, H, D };
+
+/// Parses an attn.recurrent `input_dims` entry such as "h" or "b,t,h": an ordered subset of
+/// b, t, h, d. Returns std::nullopt with `error` set otherwise.
+std::optional<llvm::SmallVector<RecurrentDim>> parseRecurrentInputDims(llvm::StringRef spec,
+                                                                      std::string &error);
+
 } // namespace metaattn::attn
 
 #endif // METAATTN_DIALECT_ATTN_IR_ATTNOPS_H

@@ -160,6 +160,20 @@ def Tile_ReduceOp : Tile_Op<"reduce"> {
   let hasVerifier = 1;
 }
 
+def Tile_ScanOp : Tile_Op<"scan"> {
+  let summary = "In-place inclusive prefix sum of a shared f32 buffer down its rows";
+  let description = [{
+    `tile.scan %g : memref<64x128xf32, #tile.space<shared>>` replaces `g[i, j]` by
+    `sum_{r <= i} g[r, j]` (a 1-D buffer: `g[i]` by `sum_{r <= i} g[r]`), in f32 and in row
+    order. Every thread of the block must reach it; it implies no barrier: writes to the
+    buffer need a `tile.barrier` before it and reads of the result one after it. Used for
+    the cumulative log-decay of a chunk in linear attention.
+  }];
+  let arguments = (ins Tile_LocalBuffer:$buffer);
+  let assemblyFormat = "$buffer attr-dict `:` type($buffer)";
+  let hasVerifier = 1;
+}
+
 def Tile_ParallelOp : Tile_Op<"parallel", [RecursiveMemoryEffects,
     SingleBlockImplicitTerminator<"YieldOp">]> {
   let summary = "Element-wise computation over a tile's index space";
@@ -168,6 +182,10 @@ def Tile_ParallelOp : Tile_Op<"parallel", [RecursiveMemoryEffects,
     spread over the block's threads. The body reads and writes fragments with `memref.load` and
     `memref.store` at indices that are the induction variables (row vectors at the row index);
     it may use values defined above. Each element is written by the thread that owns it.
+    When the body touches fragments, the first one of the loop's rank decides which thread
+    runs which index; a body that touches only shared buffers (at any computed indices) runs
+    its indices spread evenly over all threads. Shared buffers written in one tile.parallel
+    and read by other threads need a `tile.barrier` in between.
   }];
   let arguments = (ins DenseI64ArrayAttr:$shape);
   let regions = (region SizedRegion<1>:$body);

@@ -1,0 +1,458 @@
+//===- RecurrentKernelBuilder.cpp - attn.recurrent as a chunked tile.kernel --===//
+//
+// The chunked algorithm of linear attention. One block owns (batch b, head h, a tile of BV
+// value columns) and walks the sequence in chunks of C tokens, keeping the state S
+// (Dk x BV, f32) in registers. With G_i the cumulative log-decay of the chunk up to row i
+// (inclusive; a scan of the gates in f32):
+//
+//   O_c   = ((Q Kᵀ) ⊙ D) V + (Q ⊙ exp(G)) S        D_ij = exp(G_i - G_j) for j <= i, else 0
+//   S_new = exp(G_last) ⊙ S + (K ⊙ exp(G_last - G))ᵀ V
+//
+// Every exponent is <= 0, so nothing overflows however strong the decay. Scalar gates (per
+// head or per token) make D a rank-one pattern applied after the Q Kᵀ gemm; vector gates
+// (GLA) make every (i, j) a sum over the key dim, computed element-wise. The q/k/v modifier
+// regions are applied in shared memory right after each chunk arrives; positions past the
+// sequence or the head dims are forced to zero, so any length works.
+//
+//===----------------------------------------------------------------------===//
+
+#include "TileIRBuilder.h"
+#include "metaattn/Conversion/AttnToTile/AttnToTile.h"
+
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+using namespace mlir;
+using namespace metaattn;
+using namespace metaattn::tile;
+using attn::GateKind;
+using attn::RecurrentDim;
+
+namespace {
+
+class RecurrentBuilder : public TileIRBuilder {
+public:
+  RecurrentBuilder(OpBuilder &b, attn::RecurrentOp op, const RecurrentTileConfig &config)
+      : TileIRBuilder(b, op.getLoc()), op(op), cfg(config) {}
+
+  FailureOr<KernelOp> build(StringRef name);
+
+private:
+  Value expF(Value x) { return b.create<math::ExpOp>(loc, x); }
+  Value subF(Value x, Value y) { return b.create<arith::SubFOp>(loc, x, y); }
+  Value mulF(Value x, Value y) { return b.create<arith::MulFOp>(loc, x, y); }
+  Value toF32(Value x) {
+    return x.getType().isF32() ? x : b.create<arith::ExtFOp>(loc, b.getF32Type(), x);
+  }
+  Value toElt(Value x) { return b.create<arith::TruncFOp>(loc, elt, x); }
+  Value select(Value c, Value x, Value y) { return b.create<arith::SelectOp>(loc, c, x, y); }
+  Value andI(Value x, Value y) { return b.create<arith::AndIOp>(loc, x, y); }
+
+  /// Custom-input scalars at (b, t, h, d).
+  SmallVector<Value> readInputs(Value t, Value d);
+  /// `region` applied to `x` at (t, d), or `x` when the region is empty.
+  Value modify(Region &region, Value x, Value t, Value d);
+  /// The cumulative log-decay at chunk row `i` (and key dim `d` for vector gates).
+  Value logDecay(Value i, Value d) {
+    return vectorGate ? load(gates, {i, d}) : load(gates, {i});
+  }
+
+  void declareParams(KernelOp kernel);
+  void loadGates(Value t0);
+  void applyModifiers(Value t0);
+  void intraChunk(Value t0);
+  void interChunk();
+  void updateState(Value t0);
+  void buildChunk(Value j);
+
+  attn::RecurrentOp op;
+  RecurrentTileConfig cfg;
+  Type elt;
+  int64_t heads = 0, qkHeads = 0, keyDim = 0, valueDim = 0, chunk = 0;
+  GateKind kind = GateKind::none;
+  bool vectorGate = false, hasGate = false;
+
+  Value qParam, kParam, vParam, gateParam, initParam, oParam, finalParam;
+  SmallVector<Value> inputParams;
+  SmallVector<SmallVector<RecurrentDim>> inputDims;
+  Value batch, head, qkHead, v0, seqLen;
+  // Buffers.
+  Value qS, kS, vS, kT, stateS, gates, scores, probs, out, state;
+};
+
+SmallVector<Value> RecurrentBuilder::readInputs(Value t, Value d) {
+  SmallVector<Value> values;
+  for (auto [i, dims] : llvm::enumerate(inputDims)) {
+    Type type = cast<RankedTensorType>(op.getInputs()[i].getType()).getElementType();
+    SmallVector<Value> indices;
+    for (RecurrentDim dim : dims)
+      indices.push_back(dim == RecurrentDim::B   ? batch
+                        : dim == RecurrentDim::T ? t
+                        : dim == RecurrentDim::H ? head
+                                                 : d);
+    values.push_back(b.create<ReadOp>(loc, type, inputParams[i], indices));
+  }
+  return values;
+}
+
+Value RecurrentBuilder::modify(Region &region, Value x, Value t, Value d) {
+  if (region.empty())
+    return x;
+  SmallVector<Value> args = {x, batch, t, head, d};
+  llvm::append_range(args, readInputs(t, d));
+  return inlineRegion(region, args).front();
+}
+
+void RecurrentBuilder::loadGates(Value t0) {
+  // log α per row (and key dim) of the chunk, through gate_mod; zero past the sequence, so
+  // the last chunk's total decay is that of its real rows.
+  SmallVector<int64_t> shape = {chunk};
+  if (vectorGate)
+    shape.push_back(cfg.paddedKeyDim);
+  SmallVector<Value> ivs;
+  ParallelOp par = beginParallel(shape, ivs);
+  Value t = add(t0, ivs[0]);
+  Value d = vectorGate ? ivs[1] : idx(0);
+  SmallVector<Value> indices;
+  switch (kind) {
+  case GateKind::head: indices = {head}; break;
+  case GateKind::token: indices = {batch, t, head}; break;
+  case GateKind::vector: indices = {batch, t, head, d}; break;
+  case GateKind::none: break;
+  }
+  Value g = b.create<ReadOp>(loc, b.getF32Type(), gateParam, indices);
+  g = modify(op.getGateMod(), g, t, d);
+  Value valid = lessThan(t, seqLen);
+  if (vectorGate)
+    valid = andI(valid, lessThan(d, idx(keyDim)));
+  store(select(valid, g, f32(0.0)), gates, ivs);
+  endParallel(par);
+  b.create<BarrierOp>(loc);
+  b.create<ScanOp>(loc, gates);
+  b.create<BarrierOp>(loc);
+}
+
+void RecurrentBuilder::applyModifiers(Value t0) {
+  // In place in shared memory; elements past the sequence or the head dim become zero.
+  struct Operand {
+    Region *region;
+    Value buffer;
+    int64_t cols, dim;
+    Value colOffset;
+  } operands[] = {{&op.getQMod(), qS, cfg.paddedKeyDim, keyDim, Value()},
+                  {&op.getKMod(), kS, cfg.paddedKeyDim, keyDim, Value()},
+                  {&op.getVMod(), vS, cfg.blockV, valueDim, v0}};
+  bool any = false;
+  for (Operand &o : operands) {
+    if (o.region->empty())
+      continue;
+    any = true;
+    SmallVector<Value> ivs;
+    ParallelOp par = beginParallel({chunk, o.cols}, ivs);
+    Value t = add(t0, ivs[0]);
+    Value d = o.colOffset ? add(o.colOffset, ivs[1]) : ivs[1];
+    Value x = modify(*o.region, toF32(load(o.buffer, ivs)), t, d);
+    Value valid = andI(lessThan(t, seqLen), lessThan(d, idx(o.dim)));
+    store(toElt(select(valid, x, f32(0.0))), o.buffer, ivs);
+    endParallel(par);
+  }
+  if (any)
+    b.create<BarrierOp>(loc);
+}
+
+void RecurrentBuilder::intraChunk(Value t0) {
+  // P = (Q Kᵀ ⊙ D), causal within the chunk; O = P V.
+  b.create<FillOp>(loc, scores, f32(0.0));
+  if (!vectorGate)
+    b.create<GemmOp>(loc, qS, kS, scores, /*transpose_b=*/true);
+  SmallVector<Value> ivs;
+  ParallelOp par = beginParallel({chunk, chunk}, ivs);
+  Value i = ivs[0], j = ivs[1];
+  Value keep = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::sle, j, i);
+  auto ifKeep = b.create<scf::IfOp>(loc, b.getF32Type(), keep, /*withElse=*/true);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&ifKeep.getThenRegion().front());
+    Value s;
+    if (vectorGate) {
+      // Σ_d q_id k_jd exp(G_id - G_jd): the decay differs per key dim.
+      auto loop = b.create<scf::ForOp>(loc, idx(0), idx(cfg.paddedKeyDim), idx(1),
+                                       ValueRange{f32(0.0)});
+      OpBuilder::InsertionGuard inner(b);
+      b.setInsertionPointToStart(loop.getBody());
+      Value d = loop.getInductionVar();
+      Value qk = mulF(toF32(load(qS, {i, d})), toF32(load(kS, {j, d})));
+      Value w = mulF(qk, expF(subF(logDecay(i, d), logDecay(j, d))));
+      Value acc = b.create<arith::AddFOp>(loc, loop.getRegionIterArgs()[0], w);
+      b.create<scf::YieldOp>(loc, acc);
+      b.setInsertionPointAfter(loop);
+      s = loop.getResult(0);
+    } else {
+      s = load(scores, ivs);
+      if (hasGate)
+        s = mulF(s, expF(subF(logDecay(i, Value()), logDecay(j, Value()))));
+    }
+    b.create<scf::YieldOp>(loc, s);
+    b.setInsertionPointToStart(&ifKeep.getElseRegion().front());
+    b.create<scf::YieldOp>(loc, f32(0.0));
+  }
+  store(toElt(ifKeep.getResult(0)), probs, ivs);
+  endParallel(par);
+  b.create<FillOp>(loc, out, f32(0.0));
+  b.create<GemmOp>(loc, probs, vS, out, /*transpose_b=*/false);
+  (void)t0;
+}
+
+void RecurrentBuilder::interChunk() {
+  // O += (Q ⊙ exp(G)) S, the contribution of every earlier chunk through the state; Q is
+  // scaled in place once every warp is done with it.
+  if (hasGate) {
+    b.create<BarrierOp>(loc);
+    SmallVector<Value> ivs;
+    ParallelOp par = beginParallel({chunk, cfg.paddedKeyDim}, ivs);
+    Value q = toF32(load(qS, ivs));
+    store(toElt(mulF(q, expF(logDecay(ivs[0], ivs[1])))), qS, ivs);
+    endParallel(par);
+    b.create<BarrierOp>(loc);
+  }
+  b.create<GemmOp>(loc, qS, stateS, out, /*transpose_b=*/false);
+}
+
+void RecurrentBuilder::updateState(Value t0) {
+  // Kᵀ scaled by the decay from each row to the chunk's end, then S = exp(G_last) S + K̂ᵀ V.
+  Value last = idx(chunk - 1);
+  {
+    SmallVector<Value> ivs;
+    ParallelOp par = beginParallel({chunk, cfg.paddedKeyDim}, ivs);
+    Value j = ivs[0], d = ivs[1];
+    Value k = toF32(load(kS, ivs));
+    if (hasGate)
+      k = mulF(k, expF(subF(logDecay(last, d), logDecay(j, d))));
+    k = select(lessThan(add(t0, j), seqLen), k, f32(0.0));
+    store(toElt(k), kT, {d, j});
+    endParallel(par);
+  }
+  if (hasGate) {
+    SmallVector<Value> ivs;
+    ParallelOp par = beginParallel({cfg.paddedKeyDim, cfg.blockV}, ivs);
+    store(mulF(load(state, ivs), expF(logDecay(last, ivs[0]))), state, ivs);
+    endParallel(par);
+  }
+  b.create<BarrierOp>(loc);
+  b.create<GemmOp>(loc, kT, vS, state, /*transpose_b=*/false);
+  // The next chunk reads the state as a 16-bit gemm operand.
+  SmallVector<Value> ivs;
+  ParallelOp par = beginParallel({cfg.paddedKeyDim, cfg.blockV}, ivs);
+  store(toElt(load(state, ivs)), stateS, ivs);
+  endParallel(par);
+}
+
+void RecurrentBuilder::buildChunk(Value j) {
+  Value t0 = mul(j, idx(chunk));
+  Value zero = idx(0);
+  b.create<CopyOp>(loc, qParam, ValueRange{batch, t0, qkHead, zero}, qS, ValueRange{},
+                   b.getDenseI64ArrayAttr({1, 3}), false);
+  b.create<CopyOp>(loc, kParam, ValueRange{batch, t0, qkHead, zero}, kS, ValueRange{},
+                   b.getDenseI64ArrayAttr({1, 3}), false);
+  b.create<CopyOp>(loc, vParam, ValueRange{batch, t0, head, v0}, vS, ValueRange{},
+                   b.getDenseI64ArrayAttr({1, 3}), false);
+  if (hasGate)
+    loadGates(t0);
+  applyModifiers(t0);
+  intraChunk(t0);
+  interChunk();
+  b.create<CopyOp>(loc, out, ValueRange{}, oParam, ValueRange{batch, t0, head, v0},
+                   b.getDenseI64ArrayAttr({1, 3}), false);
+  updateState(t0);
+}
+
+void RecurrentBuilder::declareParams(KernelOp kernel) {
+  SmallVector<std::pair<std::string, SmallVector<StringRef>>> described = {
+      {"q", {"B", "S", "Hqk", "Dk"}}, {"k", {"B", "S", "Hqk", "Dk"}}, {"v", {"B", "S", "H", "Dv"}}};
+  if (hasGate) {
+    SmallVector<StringRef> dims = kind == GateKind::head    ? SmallVector<StringRef>{"H"}
+                                  : kind == GateKind::token ? SmallVector<StringRef>{"B", "S", "H"}
+                                                            : SmallVector<StringRef>{"B", "S", "H", "Dk"};
+    described.push_back({"gate", dims});
+  }
+  if (op.getInitialState())
+    described.push_back({"initial_state", {"B", "H", "Dk", "Dv"}});
+  for (auto [i, dims] : llvm::enumerate(inputDims)) {
+    SmallVector<StringRef> symbols;
+    for (RecurrentDim d : dims)
+      symbols.push_back(d == RecurrentDim::B   ? "B"
+                        : d == RecurrentDim::T ? "S"
+                        : d == RecurrentDim::H ? "H"
+                                               : "Dinput");
+    described.push_back({"input" + std::to_string(i), symbols});
+  }
+  described.push_back({"o", {"B", "S", "H", "Dv"}});
+  if (op.getFinalState())
+    described.push_back({"final_state", {"B", "H", "Dk", "Dv"}});
+  SmallVector<Attribute> symbolAttrs;
+  for (auto [i, entry] : llvm::enumerate(described)) {
+    kernel.setArgAttr(i, "tile.name", b.getStringAttr(entry.first));
+    SmallVector<Attribute> dims;
+    for (StringRef s : entry.second)
+      dims.push_back(b.getStringAttr(s));
+    symbolAttrs.push_back(b.getArrayAttr(dims));
+  }
+  kernel->setAttr("tile.dim_symbols", b.getArrayAttr(symbolAttrs));
+  SmallVector<int64_t> outputs = {int64_t(op->getNumOperands())};
+  if (op.getFinalState())
+    outputs.push_back(op->getNumOperands() + 1);
+  kernel->setAttr("tile.outputs", b.getDenseI64ArrayAttr(outputs));
+}
+
+FailureOr<KernelOp> RecurrentBuilder::build(StringRef name) {
+  auto qt = cast<RankedTensorType>(op.getQ().getType());
+  auto vt = cast<RankedTensorType>(op.getV().getType());
+  elt = qt.getElementType();
+  if (!elt.isBF16() && !elt.isF16())
+    return op.emitOpError() << "the chunked kernel needs bf16 or f16 q/k/v (tensor cores), "
+                               "found "
+                            << elt;
+  qkHeads = qt.getDimSize(2);
+  keyDim = qt.getDimSize(3);
+  heads = vt.getDimSize(2);
+  valueDim = vt.getDimSize(3);
+  chunk = cfg.chunk;
+  kind = op.getGateKind();
+  hasGate = kind != GateKind::none;
+  vectorGate = kind == GateKind::vector;
+  if (chunk % (16 * cfg.warps) != 0 || cfg.paddedKeyDim % (16 * cfg.warps) != 0 ||
+      cfg.blockV % 16 != 0)
+    return op.emitOpError() << "chunk config needs the chunk and the padded key dim to be "
+                               "multiples of 16·warps and the value tile a multiple of 16, "
+                               "got chunk "
+                            << chunk << ", key dim " << cfg.paddedKeyDim << ", value tile "
+                            << cfg.blockV << ", warps " << cfg.warps;
+  for (Attribute attr : op.getInputDims()) {
+    std::string error;
+    auto dims = attn::parseRecurrentInputDims(cast<StringAttr>(attr).getValue(), error);
+    if (!dims)
+      return op.emitOpError() << error;
+    inputDims.push_back(std::move(*dims));
+  }
+
+  auto toGlobal = [](Type t) {
+    auto rt = cast<RankedTensorType>(t);
+    return GlobalTensorType::get(t.getContext(), rt.getShape(), rt.getElementType());
+  };
+  SmallVector<Type> params;
+  for (Value operand : op->getOperands())
+    params.push_back(toGlobal(operand.getType()));
+  for (Type result : op->getResultTypes())
+    params.push_back(toGlobal(result));
+  // Grid: value tiles × heads × batch.
+  SmallVector<int64_t> grid = {2, 3, cfg.blockV, -1, 0, heads, 0, 0, 1};
+  auto kernel = b.create<KernelOp>(loc, name, b.getFunctionType(params, {}),
+                                   /*arg_attrs=*/nullptr, /*res_attrs=*/nullptr,
+                                   b.getDenseI64ArrayAttr(grid), cfg.warps * 32);
+  declareParams(kernel);
+  Block *entry = b.createBlock(&kernel.getBody(), {}, params,
+                               SmallVector<Location>(params.size(), loc));
+  b.setInsertionPointToStart(entry);
+  unsigned next = 0;
+  qParam = entry->getArgument(next++);
+  kParam = entry->getArgument(next++);
+  vParam = entry->getArgument(next++);
+  if (hasGate)
+    gateParam = entry->getArgument(next++);
+  if (op.getInitialState())
+    initParam = entry->getArgument(next++);
+  for (size_t i = 0; i < op.getInputs().size(); ++i)
+    inputParams.push_back(entry->getArgument(next++));
+  oParam = entry->getArgument(next++);
+  if (op.getFinalState())
+    finalParam = entry->getArgument(next++);
+
+  Value vTile = b.create<BlockIdOp>(loc, b.getIndexType(), 0);
+  head = b.create<BlockIdOp>(loc, b.getIndexType(), 1);
+  batch = b.create<BlockIdOp>(loc, b.getIndexType(), 2);
+  qkHead = b.create<arith::DivUIOp>(loc, head, idx(heads / qkHeads));
+  v0 = mul(vTile, idx(cfg.blockV));
+  seqLen = b.create<DimOp>(loc, b.getIndexType(), qParam, 1);
+
+  int64_t dk = cfg.paddedKeyDim, bv = cfg.blockV;
+  Type f32Type = b.getF32Type();
+  qS = alloc({chunk, dk}, elt, MemorySpace::shared);
+  kS = alloc({chunk, dk}, elt, MemorySpace::shared);
+  vS = alloc({chunk, bv}, elt, MemorySpace::shared);
+  kT = alloc({dk, chunk}, elt, MemorySpace::shared);
+  stateS = alloc({dk, bv}, elt, MemorySpace::shared);
+  if (hasGate)
+    gates = vectorGate ? alloc({chunk, dk}, f32Type, MemorySpace::shared)
+                       : alloc({chunk}, f32Type, MemorySpace::shared);
+  scores = alloc({chunk, chunk}, f32Type, MemorySpace::fragment);
+  probs = alloc({chunk, chunk}, elt, MemorySpace::fragment);
+  out = alloc({chunk, bv}, f32Type, MemorySpace::fragment);
+  state = alloc({dk, bv}, f32Type, MemorySpace::fragment);
+
+  // The state starts from the initial state (zero past the head dims) or zero.
+  if (initParam) {
+    SmallVector<Value> ivs;
+    ParallelOp par = beginParallel({dk, bv}, ivs);
+    Value s = b.create<ReadOp>(loc, f32Type, initParam,
+                               ValueRange{batch, head, ivs[0], add(v0, ivs[1])});
+    store(s, state, ivs);
+    endParallel(par);
+  } else {
+    b.create<FillOp>(loc, state, f32(0.0));
+  }
+  {
+    SmallVector<Value> ivs;
+    ParallelOp par = beginParallel({dk, bv}, ivs);
+    store(toElt(load(state, ivs)), stateS, ivs);
+    endParallel(par);
+  }
+  b.create<BarrierOp>(loc);
+
+  Value chunks = b.create<arith::CeilDivSIOp>(loc, seqLen, idx(chunk));
+  auto loop = b.create<PipelinedOp>(loc, idx(0), chunks, cfg.stages);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(loop.getBody().front().getTerminator());
+    buildChunk(loop.getInductionVar());
+  }
+  if (finalParam)
+    b.create<CopyOp>(loc, state, ValueRange{}, finalParam, ValueRange{batch, head, idx(0), v0},
+                     b.getDenseI64ArrayAttr({2, 3}), false);
+  b.create<ReturnOp>(loc);
+  return kernel;
+}
+
+} // namespace
+
+RecurrentTileConfig metaattn::chooseRecurrentConfig(int64_t keyDim, int64_t valueDim,
+                                                    attn::GateKind gate, int64_t elementBytes,
+                                                    const TargetDesc &target) {
+  RecurrentTileConfig cfg;
+  int64_t rowsPerWarpGroup = 16 * cfg.warps;
+  cfg.paddedKeyDim = (keyDim + rowsPerWarpGroup - 1) / rowsPerWarpGroup * rowsPerWarpGroup;
+  int64_t paddedValue = (valueDim + 15) / 16 * 16;
+  // Register budget: the state (Dk x BV f32) lives in registers next to the chunk's scores
+  // and output, so wide key dims take narrower value tiles.
+  cfg.blockV = std::min<int64_t>(paddedValue, cfg.paddedKeyDim > 128 ? 32 : 64);
+  cfg.stages = 2;
+  while (cfg.stages > 1 && cfg.sharedBytes(elementBytes, gate) > target.sharedBytesPerBlock)
+    --cfg.stages;
+  return cfg;
+}
+
+int64_t RecurrentTileConfig::sharedBytes(int64_t elementBytes, attn::GateKind gate) const {
+  int64_t perStage = (2 * chunk * paddedKeyDim + chunk * blockV) * elementBytes;
+  int64_t fixed = (paddedKeyDim * chunk + paddedKeyDim * blockV) * elementBytes;
+  if (gate == attn::GateKind::vector)
+    fixed += chunk * paddedKeyDim * 4;
+  else if (gate != attn::GateKind::none)
+    fixed += chunk * 4;
+  return perStage * stages + fixed;
+}
+
+FailureOr<KernelOp> metaattn::buildRecurrentKernel(OpBuilder &builder, attn::RecurrentOp op,
+                                                   StringRef name,
+                                                   const RecurrentTileConfig &config) {
+  OpBuilder::InsertionGuard guard(builder);
+  return RecurrentBuilder(builder, op, config).build(name);
+}
