@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # One call on the GPU machine: GPU correctness against the oracle, compute-sanitizer, the
-# device-library tests and the softmax benchmark; a short table last.
+# device-library tests and the benchmark suite (bench_suite.py, bench_jit.py); short tables last.
 #
 #   BIN=<dir with static metaattn-run> OUT=<dir for logs and CSV> bash tests/gpu/run_h200.sh
-#   (LONG=0 skips the single-head cases up to 8193 tokens, BENCH=0 the benchmark)
+#   (LONG=0 skips the single-head cases up to 8193 tokens; BENCH=quick runs the short benchmark
+#   suite, BENCH=0 none)
 #
 # Build BIN here with: cmake -G Ninja -S . -B build-static -DMETAATTN_STATIC_LLVM=ON \
 #   -DMETAATTN_BUILD_TESTS=OFF -DCMAKE_BUILD_TYPE=Release && ninja -C build-static metaattn-run
@@ -77,8 +78,40 @@ else
   echo "device library tests: build failed (see device_lib_build.log)"
 fi
 
+# --- 3b. The linear family (chunked kernels) against the oracle, sanitizer, FLA timing ---------
+if [ "${LINEAR:-1}" = 1 ]; then
+  BIN="$BIN" OUT="$OUT" JOBS="$JOBS" bash tests/gpu/run_linear.sh
+fi
+
 # --- 4. Benchmark ------------------------------------------------------------------------------
-[ "${BENCH:-1}" = 1 ] || exit 0
-PYTHONUNBUFFERED=1 python3 benchmarks/bench_softmax.py --runner "$RUN" \
-  --csv "$OUT/softmax.csv" --dims "${BENCH_DIMS:-64,128}" --seqs "${BENCH_SEQS:-1024,4096,16384}" \
-  2>&1 | tee "$OUT/bench.log" | tail -20
+# BENCH=1 (default): the full suite (softmax grid D 64/128/256 x S 512..16k x causal, PERF.md
+# shapes of the parallel family) and the JIT timings; BENCH=quick: bench_suite.py --quick;
+# BENCH=0: skip. Writes suite.csv/png/md and jit.csv/md to $OUT; the short tables come last.
+BENCH=${BENCH:-1}
+case "$BENCH" in
+  0) exit 0 ;;
+  quick) SUITE_FLAG=--quick ;;
+  *) SUITE_FLAG= ;;
+esac
+mkdir -p "$OUT/bench"
+PYTHONUNBUFFERED=1 python3 benchmarks/bench_suite.py --runner "$RUN" --out "$OUT/bench" \
+  $SUITE_FLAG --iters "${BENCH_ITERS:-20}" > "$OUT/bench_suite.log" 2>&1
+suite_rc=$?
+PYTHONUNBUFFERED=1 python3 benchmarks/bench_jit.py --runner "$RUN" --out "$OUT/bench" \
+  > "$OUT/bench_jit.log" 2>&1
+jit_rc=$?
+cp "$OUT"/bench/suite.csv "$OUT"/bench/suite.png "$OUT"/bench/suite.md "$OUT"/bench/jit.csv \
+  "$OUT"/bench/jit.md "$OUT"/ 2>/dev/null
+echo "bench_suite: exit $suite_rc ($(grep -c '^\[' "$OUT/bench_suite.log") cases; log" \
+     "bench_suite.log, stderr lines: $(grep -c '^  ' "$OUT/bench_suite.log"))"
+grep -E '^  ' "$OUT/bench_suite.log" | sort | uniq -c | sort -rn | head -8
+echo "bench_jit: exit $jit_rc (log bench_jit.log)"
+echo
+[ -f "$OUT/bench/jit.md" ] && cat "$OUT/bench/jit.md" && echo
+if [ -f "$OUT/bench/suite_summary.md" ]; then
+  echo "### Summary of the suite (tables: suite.md)"
+  echo
+  cat "$OUT/bench/suite_summary.md"
+else
+  tail -20 "$OUT/bench_suite.log"
+fi

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "metaattn/Frontend/LinearVariants.h"
 #include "metaattn/Frontend/Variants.h"
 #include "metaattn/Pipeline/Pipeline.h"
 
@@ -48,8 +49,27 @@ int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   cl::ParseCommandLineOptions(argc, argv, "print a metaattn library variant as attn IR\n");
   std::optional<AttentionBuilder> builder;
+  std::optional<RecurrentBuilder> recurrent;
   std::string v = variant;
-  if (v == "softmax") {
+  // The linear family: --heads are v heads, --kv-heads the q/k heads (Mamba2's groups),
+  // --dim the key dim (state size) and --value-dim the value dim (head dim).
+  LinearOptions linear;
+  linear.numHeads = heads;
+  linear.numQkHeads = kvHeads ? kvHeads : heads;
+  linear.keyDim = dim;
+  linear.valueDim = valueDim ? valueDim : dim;
+  linear.dtype = f16 ? DType::F16 : DType::BF16;
+  if (v == "linear") {
+    recurrent = linearAttention(linear);
+  } else if (v == "retnet_recurrent") {
+    recurrent = retnet(linear);
+  } else if (v == "gated_retention") {
+    recurrent = gatedRetention(linear);
+  } else if (v == "gla") {
+    recurrent = gla(linear);
+  } else if (v == "mamba2_ssd") {
+    recurrent = mamba2Ssd(linear);
+  } else if (v == "softmax") {
     SoftmaxOptions o;
     o.numHeads = heads;
     o.numKvHeads = kvHeads ? kvHeads : heads;
@@ -109,7 +129,7 @@ int main(int argc, char **argv) {
   metaattn::registerMetaAttnDialects(registry);
   mlir::MLIRContext ctx(registry);
   std::string error;
-  auto module = builder->build(ctx, name, error);
+  auto module = recurrent ? recurrent->build(ctx, name, error) : builder->build(ctx, name, error);
   if (failed(module)) {
     llvm::errs() << "metaattn-variant: " << error << "\n";
     return 1;
