@@ -203,7 +203,7 @@ AttentionBuilder &AttentionBuilder::withLse(bool enable) {
   return *this;
 }
 
-Input AttentionBuilder::addInput(std::string name, DType type, std::vector<Dim> dims) {
+Input AttentionBuilder::addInput(std::string name, DType type, std::vector<InputAxis> dims) {
   inputs.push_back({name, type, std::move(dims)});
   return Input(id, inputs.size() - 1, std::move(name));
 }
@@ -235,9 +235,17 @@ std::string AttentionBuilder::validate() const {
       return "custom input '" + in.name + "': unsupported dtype " + toString(in.type) +
              " (expected bf16, f16, f32, i32 or i64)";
     for (size_t i = 1; i < in.dims.size(); ++i)
-      if (static_cast<int>(in.dims[i]) <= static_cast<int>(in.dims[i - 1]))
+      if (static_cast<int>(in.dims[i].dim) <= static_cast<int>(in.dims[i - 1].dim))
         return "custom input '" + in.name +
                "': dims must be an ordered subset of {B, H, Q, KV} without repeats";
+    for (const InputAxis &axis : in.dims) {
+      if (axis.block < 1)
+        return "custom input '" + in.name + "': the block size of " + dimName(axis.dim) +
+               " must be positive, got " + std::to_string(axis.block);
+      if (axis.block != 1 && axis.dim != Dim::Q && axis.dim != Dim::KV)
+        return "custom input '" + in.name + "': only Q and KV can be divided into blocks, " +
+               "not " + dimName(axis.dim);
+    }
   }
   return "";
 }
@@ -290,9 +298,11 @@ FailureOr<OwningOpRef<ModuleOp>> AttentionBuilder::build(MLIRContext &ctx, Strin
   for (const InputDecl &in : inputs) {
     SmallVector<int64_t> shape;
     std::string spec;
-    for (Dim d : in.dims) {
-      shape.push_back(d == Dim::H ? numHeads : dyn);
-      spec += (spec.empty() ? "" : ",") + std::string(dimName(d));
+    for (const InputAxis &axis : in.dims) {
+      shape.push_back(axis.dim == Dim::H ? numHeads : dyn);
+      spec += (spec.empty() ? "" : ",") + std::string(dimName(axis.dim));
+      if (axis.block != 1)
+        spec += "/" + std::to_string(axis.block); // a block index, ceil(S / block) entries
     }
     Type inElt = toMlirType(ctx, in.type);
     argTypes.push_back(RankedTensorType::get(shape, inElt));

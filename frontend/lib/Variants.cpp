@@ -319,3 +319,29 @@ AttentionBuilder metaattn::frontend::documentMaskAttention(const DocumentMaskOpt
   builder.normalizer(Normalizer::softmax());
   return builder;
 }
+
+AttentionBuilder metaattn::frontend::blockSparseAttention(const VariantOptions &o, int64_t blockQ,
+                                                          int64_t blockKv, bool isCausal) {
+  const char *name = "block-sparse attention";
+  if (std::string msg = checkShared(o); !msg.empty())
+    return invalid(o, name, msg);
+  if (blockQ < 1)
+    return invalid(o, name, "blockQ must be >= 1, got " + std::to_string(blockQ));
+  if (blockKv < 1)
+    return invalid(o, name, "blockKv must be >= 1, got " + std::to_string(blockKv));
+  AttentionBuilder builder = configure(o);
+  Input blocks =
+      builder.addInput("block_mask", DType::I32,
+                       {Dim::B, Dim::H, blocksOf(Dim::Q, blockQ), blocksOf(Dim::KV, blockKv)});
+  double scale = scaleOf(o);
+  builder.scoreFn([scale](Sym s, const Indices &) { return s * scale; });
+  builder.mask([blocks, isCausal](const Indices &i) {
+    Sym kept = i.inputs[blocks] != 0;
+    if (!isCausal)
+      return kept;
+    Sym c = causal(i);
+    return kept && c;
+  });
+  builder.normalizer(Normalizer::softmax());
+  return builder;
+}

@@ -54,14 +54,24 @@ LogicalResult run::makeProblem(attn::AttentionOp op, const RunOptions &options, 
   std::vector<std::vector<int64_t>> shapes = {shapeOf(op.getQ(), {b, sq, 0, 0}),
                                               shapeOf(op.getK(), {b, skv, 0, 0}),
                                               shapeOf(op.getV(), {b, skv, 0, 0})};
+  // Integer inputs indexed by a block index are block maps: random 0/1 (about half the blocks
+  // kept); other integer inputs (ids) take values in [0, 4).
+  std::vector<bool> blockMaps = {false, false, false};
   for (auto [i, input] : llvm::enumerate(op.getInputs())) {
     std::string err;
     auto dims = attn::parseInputDims(cast<StringAttr>(op.getInputDims()[i]).getValue(), err);
     std::vector<int64_t> dyn;
-    for (attn::InputDim d : *dims)
-      dyn.push_back(d == attn::InputDim::B ? b : d == attn::InputDim::Q ? sq
-                    : d == attn::InputDim::KV ? skv : 0);
+    bool blockMap = false;
+    for (attn::InputAxis a : *dims) {
+      int64_t length = a.dim == attn::InputDim::B    ? b
+                       : a.dim == attn::InputDim::Q  ? sq
+                       : a.dim == attn::InputDim::KV ? skv
+                                                     : 0;
+      dyn.push_back(attn::blockCount(length, a.divisor));
+      blockMap |= a.isBlock();
+    }
     shapes.push_back(shapeOf(input, dyn));
+    blockMaps.push_back(blockMap);
   }
   static const char *names[] = {"q", "k", "v"};
   for (auto [i, shape] : llvm::enumerate(shapes)) {
@@ -71,9 +81,10 @@ LogicalResult run::makeProblem(attn::AttentionOp op, const RunOptions &options, 
       error = "unsupported element type of operand #" + std::to_string(i);
       return failure();
     }
-    HostTensor tensor = *t == DType::i32
-                            ? HostTensor::random(shape, *t, options.seed + 17 * i, 0, 4)
-                            : HostTensor::random(shape, *t, options.seed + 17 * i, -1, 1);
+    HostTensor tensor =
+        *t == DType::i32
+            ? HostTensor::random(shape, *t, options.seed + 17 * i, 0, blockMaps[i] ? 2 : 4)
+            : HostTensor::random(shape, *t, options.seed + 17 * i, -1, 1);
     if (!options.loadInputs.empty() && i < 3) {
       std::string path = options.loadInputs + "/" + names[i] + ".bin";
       std::vector<uint8_t> bytes;

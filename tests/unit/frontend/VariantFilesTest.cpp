@@ -185,6 +185,19 @@ std::vector<VariantFile> variantFiles() {
                      {{"document_mask_causal", "causal GQA", documentMaskAttention(a)},
                       {"document_mask_bidirectional", "not causal", documentMaskAttention(b)}}});
   }
+  {
+    // Blocks of 64 x 128 are multiples of the default tiles (the map is read once per tile,
+    // proven at compile time); 48 x 80 are not (checked per tile at run time, per element
+    // where a tile straddles two blocks).
+    auto a = sized<VariantOptions>(4, 2, 64, DType::BF16, true);
+    auto b = sized<VariantOptions>(2, 2, 32, DType::F16, true);
+    files.push_back({"block_sparse.mlir",
+                     "blockSparseAttention",
+                     {{"block_sparse_64x128", "blocks of 64 x 128, GQA",
+                       blockSparseAttention(a, 64, 128, /*causal=*/false)},
+                      {"block_sparse_causal_48x80", "causal, blocks of 48 x 80, f16",
+                       blockSparseAttention(b, 48, 80, /*causal=*/true)}}});
+  }
   return files;
 }
 

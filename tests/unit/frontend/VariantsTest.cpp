@@ -230,6 +230,21 @@ TEST(VariantsTest, DocumentMask) {
   EXPECT_FALSE(hasOp(bidir.op.getMask(), "arith.andi"));
 }
 
+TEST(VariantsTest, BlockSparse) {
+  VariantOptions o;
+  o.numHeads = 4;
+  Built b;
+  ASSERT_NO_FATAL_FAILURE(buildOk(blockSparseAttention(o, 64, 128, /*causal=*/false), b));
+  EXPECT_EQ(inputDims(b.op), (Names{"b,h,q/64,kv/128"}));
+  EXPECT_TRUE(contains(b.text, "tensor<?x4x?x?xi32>")) << b.text;
+  EXPECT_TRUE(hasOp(b.op.getMask(), "arith.cmpi"));
+  EXPECT_FALSE(hasOp(b.op.getMask(), "arith.andi"));
+  Built causalBuilt;
+  ASSERT_NO_FATAL_FAILURE(buildOk(blockSparseAttention(o, 96, 96, /*causal=*/true), causalBuilt));
+  EXPECT_EQ(inputDims(causalBuilt.op), (Names{"b,h,q/96,kv/96"}));
+  EXPECT_TRUE(hasOp(causalBuilt.op.getMask(), "arith.andi"));
+}
+
 TEST(VariantsTest, ScaleDefaultsToInverseSqrtD) {
   SoftcapOptions o;
   o.headDim = 16;
@@ -294,6 +309,12 @@ TEST(VariantsValidationTest, OptionErrors) {
   SinkOptions sink;
   sink.scale = std::nan("");
   EXPECT_EQ(buildError(sinkAttention(sink)), "sink attention: scale must be finite, got nan");
+
+  VariantOptions shared;
+  EXPECT_EQ(buildError(blockSparseAttention(shared, 0, 64, false)),
+            "block-sparse attention: blockQ must be >= 1, got 0");
+  EXPECT_EQ(buildError(blockSparseAttention(shared, 64, -2, true)),
+            "block-sparse attention: blockKv must be >= 1, got -2");
 }
 
 TEST(VariantsValidationTest, SharedSizeErrors) {

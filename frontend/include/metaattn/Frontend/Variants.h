@@ -201,6 +201,16 @@ struct DocumentMaskOptions : VariantOptions {
 /// belong to other documents yields 0 and a log-sum-exp of -inf.
 AttentionBuilder documentMaskAttention(const DocumentMaskOptions &options);
 
+/// Block-sparse softmax attention: the (q, kv) plane is cut into blocks of `blockQ` queries by
+/// `blockKv` keys, and input "block_mask" (i32, dims {B, H, Q/blockQ, KV/blockKv}:
+/// `tensor<?xHx?x?xi32>` of shape [B, H, ceil(Sq/blockQ), ceil(Skv/blockKv)]) says which
+/// blocks take part: mask `block_mask[b, h, q / blockQ, kv / blockKv] != 0`, and
+/// `kv <= q + off` too when `causal`. Block sizes must be >= 1; the kernel reads the map once
+/// per tile (skipping or unmasking whole tiles) when a tile lies in one block, which holds
+/// always when the block sizes are multiples of the tile sizes.
+AttentionBuilder blockSparseAttention(const VariantOptions &options, int64_t blockQ,
+                                      int64_t blockKv, bool causal);
+
 } // namespace metaattn::frontend
 
 #endif // METAATTN_FRONTEND_VARIANTS_H

@@ -100,6 +100,33 @@ func.func @custom_inputs(%q: tensor<2x16x4x32xf16>, %k: tensor<2x24x4x32xf16>, %
   return %o : tensor<2x16x4x48xf16>
 }
 
+// A block-sparse map indexed by block indices (q/64, kv/128), static sizes ceil(77/64) = 2
+// and ceil(300/128) = 3.
+
+// CHECK-LABEL: func.func @block_index_input
+// CHECK: } {input_dims = ["b,h,q/64,kv/128"]} : tensor<2x77x4x32xbf16>
+func.func @block_index_input(%q: tensor<2x77x4x32xbf16>, %k: tensor<2x300x4x32xbf16>, %v: tensor<2x300x4x32xbf16>, %blocks: tensor<2x4x2x3xi32>) -> tensor<2x77x4x32xbf16> {
+  %o = attn.attention %q, %k, %v inputs(%blocks : tensor<2x4x2x3xi32>)
+    score {
+    ^bb0(%s: f32, %b: index, %h: index, %qi: index, %ki: index, %sq: index, %skv: index, %m: i32):
+      attn.yield %s : f32
+    } mask {
+    ^bb0(%b: index, %h: index, %qi: index, %ki: index, %sq: index, %skv: index, %m: i32):
+      %zero = arith.constant 0 : i32
+      %keep = arith.cmpi ne, %m, %zero : i32
+      attn.yield %keep : i1
+    } normalizer {
+    ^bb0(%s: f32, %b: index, %h: index, %qi: index, %ki: index, %sq: index, %skv: index, %m: i32):
+      %mx = attn.row_reduce max %s : f32
+      %d = arith.subf %s, %mx : f32
+      %w = math.exp %d : f32
+      %z = attn.row_reduce sum %w : f32
+      attn.normalize %w, %z : f32, f32
+    } {input_dims = ["b,h,q/64,kv/128"]}
+    : tensor<2x77x4x32xbf16>, tensor<2x300x4x32xbf16>, tensor<2x300x4x32xbf16> -> tensor<2x77x4x32xbf16>
+  return %o : tensor<2x77x4x32xbf16>
+}
+
 // The streaming form of softmax: a shift region, one sum accumulator of degree 1.
 
 // CHECK-LABEL: func.func @online_softmax

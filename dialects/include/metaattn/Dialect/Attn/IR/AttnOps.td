@@ -42,8 +42,10 @@ def Attn_AttentionOp : Attn_Op<"attention", [RecursiveMemoryEffects]> {
 
     Custom inputs are tensors whose dims are a subset of `b, h, q, kv` in that order, declared
     per input in `input_dims` (for example `"h"` for one value per head or `"b,h,q,kv"` for a
-    full bias). Inside the regions each input appears as the scalar element at the current
-    indices.
+    full bias). `q` and `kv` may be block indices: `q/N` indexes the input by `floor(q / N)`
+    and that dimension has `ceil(Sq / N)` entries (for example `"b,h,q/64,kv/128"` for a
+    block-sparse map). Inside the regions each input appears as the scalar element at the
+    current indices.
 
     `mask_bounds` and `mask_exact` are set by attn-mask-analysis (see attn.online_attention).
 
