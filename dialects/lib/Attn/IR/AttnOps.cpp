@@ -180,10 +180,17 @@ LogicalResult verifyParallelShapes(Operation *op, Value q, Value k, Value v, Val
       failed(verifyDim(op, "v", vt, 1, seqKv, "kv length")))
     return failure();
 
+  // The output has q's element type, or f32 (an intermediate kept at full precision).
   auto ot = cast<RankedTensorType>(output.getType());
-  if (ot.getRank() != 4 || ot.getElementType() != qt.getElementType())
-    return op->emitOpError() << "output must be [batch, seq_q, heads, value dim] of "
-                             << qt.getElementType() << ", found " << ot;
+  Type outElt = ot.getElementType();
+  if (ot.getRank() != 4 || (outElt != qt.getElementType() && !outElt.isF32())) {
+    InFlightDiagnostic diag = op->emitOpError()
+                              << "output must be [batch, seq_q, heads, value dim] of "
+                              << qt.getElementType();
+    if (!qt.getElementType().isF32())
+      diag << " or 'f32'";
+    return diag << ", found " << ot;
+  }
   if (failed(verifyDim(op, "output", ot, 0, batch, "batch")) ||
       failed(verifyDim(op, "output", ot, 1, seqQ, "query length")) ||
       failed(verifyDim(op, "output", ot, 2, heads, "heads")) ||

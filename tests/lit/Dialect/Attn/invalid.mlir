@@ -211,6 +211,22 @@ func.func @out_rank(%q: tensor<?x?x4x16xf32>, %k: tensor<?x?x4x16xf32>, %v: tens
 
 // -----
 
+func.func @out_type_bf16(%q: tensor<?x?x4x16xbf16>, %k: tensor<?x?x4x16xbf16>, %v: tensor<?x?x4x16xbf16>) {
+  // expected-error @+1 {{output must be [batch, seq_q, heads, value dim] of 'bf16' or 'f32', found 'tensor<?x?x4x16xf16>'}}
+  %o = attn.attention %q, %k, %v
+    score { ^bb0(%s: f32, %b: index, %h: index, %qi: index, %ki: index, %sq: index, %skv: index):
+      attn.yield %s : f32 }
+    mask { ^bb0(%b: index, %h: index, %qi: index, %ki: index, %sq: index, %skv: index):
+      %t = arith.constant true
+      attn.yield %t : i1 }
+    normalizer { ^bb0(%s: f32, %b: index, %h: index, %qi: index, %ki: index, %sq: index, %skv: index):
+      attn.normalize %s, %s : f32, f32 }
+    : tensor<?x?x4x16xbf16>, tensor<?x?x4x16xbf16>, tensor<?x?x4x16xbf16> -> tensor<?x?x4x16xf16>
+  return
+}
+
+// -----
+
 func.func @out_type(%q: tensor<?x?x4x16xf32>, %k: tensor<?x?x4x16xf32>, %v: tensor<?x?x4x16xf32>) {
   // expected-error @+1 {{output must be [batch, seq_q, heads, value dim] of 'f32', found 'tensor<?x?x4x16xbf16>'}}
   %o = attn.attention %q, %k, %v
