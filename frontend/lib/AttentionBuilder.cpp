@@ -37,7 +37,9 @@ bool isQkvType(DType type) {
 
 bool isInputType(DType type) { return type != DType::F64; }
 
-Type toMlirType(MLIRContext &ctx, DType type) {
+} // namespace
+
+Type metaattn::frontend::detail::toMlirType(MLIRContext &ctx, DType type) {
   Builder b(&ctx);
   switch (type) {
   case DType::BF16:
@@ -55,6 +57,9 @@ Type toMlirType(MLIRContext &ctx, DType type) {
   }
   return {};
 }
+
+namespace {
+using metaattn::frontend::detail::toMlirType;
 
 const char *dimName(Dim d) {
   switch (d) {
@@ -198,6 +203,11 @@ AttentionBuilder &AttentionBuilder::normalizer(Normalizer n) {
   return *this;
 }
 
+AttentionBuilder &AttentionBuilder::outputType(DType type) {
+  outputElementType = type;
+  return *this;
+}
+
 AttentionBuilder &AttentionBuilder::withLse(bool enable) {
   lse = enable;
   return *this;
@@ -225,6 +235,9 @@ std::string AttentionBuilder::validate() const {
   if (!isQkvType(elementType))
     return std::string("unsupported dtype ") + toString(elementType) +
            " for q, k and v: expected bf16, f16 or f32";
+  if (outputElementType && *outputElementType != elementType && *outputElementType != DType::F32)
+    return std::string("unsupported output dtype ") + toString(*outputElementType) +
+           ": expected the dtype of q, k and v (" + toString(elementType) + ") or f32";
   std::set<std::string> names;
   for (const InputDecl &in : inputs) {
     if (in.name.empty())
@@ -290,7 +303,8 @@ FailureOr<OwningOpRef<ModuleOp>> AttentionBuilder::build(MLIRContext &ctx, Strin
   auto qType = RankedTensorType::get({dyn, dyn, numHeads, headDim}, elt);
   auto kType = RankedTensorType::get({dyn, dyn, numKvHeads, headDim}, elt);
   auto vType = RankedTensorType::get({dyn, dyn, numKvHeads, valueDim}, elt);
-  auto oType = RankedTensorType::get({dyn, dyn, numHeads, valueDim}, elt);
+  auto oType = RankedTensorType::get({dyn, dyn, numHeads, valueDim},
+                                     outputElementType ? toMlirType(ctx, *outputElementType) : elt);
   auto lseType = RankedTensorType::get({dyn, numHeads, dyn}, f32);
   SmallVector<Type> argTypes = {qType, kType, vType};
   SmallVector<Type> inputElts;

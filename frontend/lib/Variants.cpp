@@ -345,3 +345,34 @@ AttentionBuilder metaattn::frontend::blockSparseAttention(const VariantOptions &
   builder.normalizer(Normalizer::softmax());
   return builder;
 }
+
+CombinedAttentionBuilder metaattn::frontend::differentialAttention(const VariantOptions &o,
+                                                                   bool isCausal) {
+  const char *name = "differential attention";
+  CombinedAttentionBuilder combined;
+  std::string msg = checkShared(o);
+  if (msg.empty() && o.withLse)
+    msg = "withLse is not supported (the result is a difference of two softmaxes)";
+  if (!msg.empty()) {
+    VariantOptions plain = o;
+    plain.withLse = false;
+    combined.attention(invalid(plain, name, msg), {0, 1, 2});
+    return combined.combine([](const std::vector<Sym> &x, const CombineIndices &) { return x[0]; });
+  }
+  double scale = scaleOf(o);
+  auto half = [&]() {
+    AttentionBuilder builder = configure(o);
+    builder.scoreFn([scale](Sym s, const Indices &) { return s * scale; });
+    if (isCausal)
+      builder.mask(causal);
+    builder.normalizer(Normalizer::softmax());
+    return builder;
+  };
+  // Arguments: q1, k1, q2, k2, v (shared), then lambda.
+  combined.attention(half(), {0, 1, 4}).attention(half(), {2, 3, 4});
+  unsigned lambda = combined.addInput("lambda", DType::F32, {Dim::H});
+  combined.combine([lambda](const std::vector<Sym> &x, const CombineIndices &i) {
+    return x[0] - i.inputs[lambda] * x[1];
+  });
+  return combined;
+}

@@ -279,6 +279,41 @@ Status validate(const KernelSignature &signature, const TensorList &tensors,
   return Status::success();
 }
 
+StatusOr<std::vector<int64_t>> inferParamShape(const KernelSignature &signature, size_t param,
+                                               const std::vector<std::vector<int64_t>> &shapes) {
+  if (param >= signature.params.size() || shapes.size() != signature.params.size())
+    return Status::error("kernel '{}': cannot infer the shape of parameter #{} from {} shapes",
+                         signature.entry, param, shapes.size());
+  // Bind the plain symbols from the known shapes.
+  std::map<std::string, int64_t> bound;
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    const TensorParam &p = signature.params[i];
+    if (i == param || shapes[i].empty())
+      continue;
+    for (size_t d = 0; d < p.symbols.size() && d < shapes[i].size(); ++d)
+      if (!p.symbols[d].empty())
+        bound.emplace(p.symbols[d], shapes[i][d]);
+  }
+  const TensorParam &target = signature.params[param];
+  std::vector<int64_t> sizes(target.rank, -1);
+  for (int d = 0; d < target.rank; ++d) {
+    if (d < static_cast<int>(target.sizes.size()) && target.sizes[d] >= 0) {
+      sizes[d] = target.sizes[d];
+      continue;
+    }
+    std::string symbol = d < static_cast<int>(target.symbols.size()) ? target.symbols[d] : "";
+    bool malformed = false;
+    std::optional<BlockSymbol> block = parseBlockSymbol(symbol, malformed);
+    auto it = bound.find(block ? block->base : symbol);
+    if (symbol.empty() || it == bound.end())
+      return Status::error("kernel '{}': dim {} of '{}'{} is not bound by any other tensor",
+                           signature.entry, d, target.name,
+                           symbol.empty() ? std::string() : " (" + symbol + ")");
+    sizes[d] = block ? (it->second + block->divisor - 1) / block->divisor : it->second;
+  }
+  return sizes;
+}
+
 StatusOr<std::array<int64_t, 3>> computeGrid(const KernelSignature &signature,
                                              const TensorList &tensors) {
   METAATTN_RETURN_IF_ERROR(checkSignature(signature));

@@ -1,8 +1,10 @@
 //===- metaattn-run.cpp - compile an attention .mlir, run it, check it ------===//
 //
 // metaattn-run file.mlir [--device=auto|cpu|gpu] [--batch=B --seq-q=Sq --seq-kv=Skv]
-//   Lowers each attention function of the file, runs it on random inputs on the GPU (NVRTC)
-//   or on the CPU tile executor, and checks the result against the reference evaluator.
+//   Lowers each attention function of the file (one attn.attention, or several combined by
+//   attn.combine: one kernel per op, intermediates allocated here), runs it on random inputs
+//   on the GPU (NVRTC) or on the CPU tile executor, and checks every result against the
+//   reference evaluator.
 //   Exit code 0 when every function matches, 1 otherwise.
 //
 //===----------------------------------------------------------------------===//
@@ -117,11 +119,10 @@ int main(int argc, char **argv) {
 
   bool allPassed = true;
   for (func::FuncOp func : funcs) {
-    attn::AttentionOp op = *func.getOps<attn::AttentionOp>().begin();
     run::Problem problem;
     llvm::outs() << func.getSymName() << " (B=" << options.batch << ", Sq=" << options.seqQ
                  << ", Skv=" << options.seqKv << ", device=" << device << ")\n";
-    if (failed(run::makeProblem(op, options, problem, error))) {
+    if (failed(run::makeProblem(func, options, problem, error))) {
       llvm::errs() << "metaattn-run: " << func.getSymName() << ": " << error << "\n";
       return 1;
     }
@@ -136,7 +137,7 @@ int main(int argc, char **argv) {
         llvm::errs() << "metaattn-run: " << lowered.status().message() << "\n";
         return 1;
       }
-      ran = run::runOnCpu(*single, func.getSymName(), problem, error);
+      ran = run::runOnCpu(*single, std::move(*lowered), func.getSymName(), problem, error);
     } else {
       ran = run::runOnGpu(*single, options, problem, ms, error);
     }
@@ -149,10 +150,7 @@ int main(int argc, char **argv) {
       passed = run::compareWithOracle(problem, options, llvm::outs());
     allPassed &= passed;
     if (ms) {
-      auto qt = cast<RankedTensorType>(op.getQ().getType());
-      auto vt = cast<RankedTensorType>(op.getV().getType());
-      double flops = 2.0 * run::visiblePairs(op, options.batch, options.seqQ, options.seqKv) *
-                     double(qt.getDimSize(3) + vt.getDimSize(3));
+      double flops = run::attentionFlops(func, options.batch, options.seqQ, options.seqKv);
       llvm::outs() << "  time: " << *ms << " ms, " << flops / (*ms * 1e-3) / 1e12
                    << " TFLOP/s\n";
     }

@@ -11,6 +11,26 @@ rt::Status AttentionKernel::launch(const rt::TensorList &tensors, CUstream strea
   return rt::launch(loaded, kernel.signature, tensors, stream);
 }
 
+namespace {
+
+/// Compiles one lowered kernel through the kernel cache and loads it on `device`.
+rt::Status compileOne(LoweredKernel &kernel, const rt::CompileOptions &options, rt::Device *device,
+                      std::shared_ptr<const rt::CompiledKernel> &compiled,
+                      rt::LoadedKernel &loaded) {
+  auto binary = rt::KernelCache::global().getOrCompile(kernel.cudaSource,
+                                                       kernel.signature.entry + ".cu", options);
+  if (!binary.ok())
+    return binary.status();
+  auto module = device->load(**binary, kernel.signature.entry);
+  if (!module.ok())
+    return module.status();
+  compiled = *binary;
+  loaded = *module;
+  return rt::Status::success();
+}
+
+} // namespace
+
 rt::StatusOr<std::vector<AttentionKernel>>
 metaattn::compileAttention(ModuleOp module, const PipelineOptions &options, rt::Device *device) {
   auto lowered = lowerToCuda(module, options);
@@ -20,19 +40,95 @@ metaattn::compileAttention(ModuleOp module, const PipelineOptions &options, rt::
   compileOptions.arch = rt::detectArch(*device);
   std::vector<AttentionKernel> result;
   for (LoweredKernel &kernel : *lowered) {
-    auto compiled = rt::KernelCache::global().getOrCompile(kernel.cudaSource,
-                                                           kernel.signature.entry + ".cu",
-                                                           compileOptions);
-    if (!compiled.ok())
-      return compiled.status();
-    auto loaded = device->load(**compiled, kernel.signature.entry);
-    if (!loaded.ok())
-      return loaded.status();
     AttentionKernel k;
+    METAATTN_RETURN_IF_ERROR(compileOne(kernel, compileOptions, device, k.compiled, k.loaded));
     k.kernel = std::move(kernel);
-    k.compiled = *compiled;
-    k.loaded = *loaded;
     result.push_back(std::move(k));
   }
   return result;
+}
+
+rt::StatusOr<std::vector<AttentionFunction>>
+metaattn::compileAttentionFunctions(ModuleOp module, const PipelineOptions &options,
+                                    rt::Device *device) {
+  auto lowered = lowerToCuda(module, options);
+  if (!lowered.ok())
+    return lowered.status();
+  auto grouped = groupByFunction(std::move(*lowered));
+  if (!grouped.ok())
+    return grouped.status();
+  rt::CompileOptions compileOptions;
+  compileOptions.arch = rt::detectArch(*device);
+  std::vector<AttentionFunction> result;
+  for (LoweredFunction &function : *grouped) {
+    AttentionFunction f;
+    for (LoweredKernel &kernel : function.kernels) {
+      AttentionKernel k;
+      METAATTN_RETURN_IF_ERROR(compileOne(kernel, compileOptions, device, k.compiled, k.loaded));
+      k.kernel = kernel;
+      f.compiledKernels.push_back(std::move(k));
+    }
+    f.lowered = std::move(function);
+    result.push_back(std::move(f));
+  }
+  return result;
+}
+
+rt::Status AttentionFunction::launch(const rt::TensorList &tensors,
+                                     const rt::TensorList &temporaries, CUstream stream) const {
+  size_t expected = lowered.numArguments + lowered.numResults;
+  if (tensors.size() != expected || temporaries.size() != lowered.numTemporaries)
+    return rt::Status::error("function '{}' takes {} arguments, {} results and {} "
+                             "intermediates, got {} tensors and {} intermediates",
+                             lowered.name, lowered.numArguments, lowered.numResults,
+                             lowered.numTemporaries, tensors.size(), temporaries.size());
+  rt::TensorList arguments(tensors.begin(), tensors.begin() + lowered.numArguments);
+  rt::TensorList results(tensors.begin() + lowered.numArguments, tensors.end());
+  for (const AttentionKernel &kernel : compiledKernels)
+    METAATTN_RETURN_IF_ERROR(
+        kernel.launch(lowered.select(kernel.kernel, arguments, results, temporaries), stream));
+  return rt::Status::success();
+}
+
+rt::Status AttentionFunction::run(const rt::TensorList &tensors, rt::Device *device,
+                                  CUstream stream) const {
+  if (lowered.numTemporaries == 0)
+    return launch(tensors, {}, stream);
+  if (tensors.size() != lowered.numArguments + lowered.numResults)
+    return launch(tensors, {}, stream); // reports the count
+  std::vector<std::vector<int64_t>> argShapes, resultShapes;
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    if (!tensors[i])
+      return rt::Status::error("function '{}': tensor #{} is null", lowered.name, i);
+    std::vector<int64_t> shape(tensors[i]->shape, tensors[i]->shape + tensors[i]->ndim);
+    (i < lowered.numArguments ? argShapes : resultShapes).push_back(std::move(shape));
+  }
+  auto temps = lowered.temporaries(argShapes, resultShapes);
+  if (!temps.ok())
+    return temps.status();
+  std::vector<rt::DeviceBuffer> buffers;
+  std::vector<DLTensor> described(temps->size());
+  rt::TensorList list;
+  for (auto [i, temp] : llvm::enumerate(*temps)) {
+    int64_t elements = 1;
+    for (int64_t size : temp.first)
+      elements *= size;
+    auto buffer = device->allocate(std::max<int64_t>(elements * ((temp.second.bits + 7) / 8), 16));
+    if (!buffer.ok())
+      return buffer.status();
+    DLTensor &d = described[i];
+    d.data = buffer->data();
+    d.device = {kDLCUDA, device->ordinal()};
+    d.ndim = static_cast<int32_t>(temp.first.size());
+    d.dtype = temp.second;
+    d.shape = temp.first.data();
+    d.strides = nullptr;
+    d.byte_offset = 0;
+    buffers.push_back(std::move(*buffer));
+    list.push_back(&d);
+  }
+  rt::Status status = launch(tensors, list, stream);
+  // The intermediates are freed on return: wait for the kernels that use them.
+  rt::Status synced = device->synchronize();
+  return status.ok() ? synced : status;
 }

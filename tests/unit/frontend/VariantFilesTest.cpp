@@ -23,6 +23,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
+#include <functional>
 #include <sstream>
 
 #ifndef METAATTN_VARIANTS_DIR
@@ -36,9 +37,17 @@ using namespace metaattn::frontend::test;
 namespace {
 
 struct Function {
+  using Build =
+      std::function<FailureOr<OwningOpRef<ModuleOp>>(MLIRContext &, StringRef, std::string &)>;
+  Function(std::string name, std::string comment, AttentionBuilder b)
+      : name(std::move(name)), comment(std::move(comment)),
+        build([b](MLIRContext &c, StringRef n, std::string &e) { return b.build(c, n, e); }) {}
+  Function(std::string name, std::string comment, CombinedAttentionBuilder b)
+      : name(std::move(name)), comment(std::move(comment)),
+        build([b](MLIRContext &c, StringRef n, std::string &e) { return b.build(c, n, e); }) {}
   std::string name;
   std::string comment;
-  AttentionBuilder builder;
+  Build build;
 };
 
 struct VariantFile {
@@ -198,6 +207,14 @@ std::vector<VariantFile> variantFiles() {
                       {"block_sparse_causal_48x80", "causal, blocks of 48 x 80, f16",
                        blockSparseAttention(b, 48, 80, /*causal=*/true)}}});
   }
+  {
+    auto a = sized<VariantOptions>(4, 2, 64, DType::BF16, false);
+    auto b = sized<VariantOptions>(2, 2, 32, DType::F16, false);
+    files.push_back({"differential.mlir",
+                     "differentialAttention",
+                     {{"differential_causal", "causal GQA", differentialAttention(a, true)},
+                      {"differential_full", "not causal, f16", differentialAttention(b, false)}}});
+  }
   return files;
 }
 
@@ -211,7 +228,7 @@ std::string generate(const VariantFile &file, std::string &error) {
         "--gtest_filter='VariantFiles*'.\n";
   for (const Function &f : file.functions) {
     MLIRContext ctx;
-    auto module = f.builder.build(ctx, f.name, error);
+    auto module = f.build(ctx, f.name, error);
     if (failed(module)) {
       error = f.name + ": " + error;
       return "";

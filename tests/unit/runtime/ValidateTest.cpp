@@ -258,6 +258,22 @@ TEST(ValidateTest, BlockCountSymbols) {
             "block count must be 'NAME/N' with N a positive integer)");
 }
 
+TEST(ValidateTest, InferParamShape) {
+  // o's shape from q's (B, Sq, H) and its static value dim.
+  KernelSignature signature = attentionSignature();
+  std::vector<std::vector<int64_t>> shapes = {{2, 100, 8, 64}, {2, 77, 4, 64}, {}, {}};
+  auto o = inferParamShape(signature, 3, shapes);
+  ASSERT_TRUE(o.ok()) << o.status().message();
+  EXPECT_EQ(*o, (std::vector<int64_t>{2, 100, 8, 64}));
+  signature.params[3].symbols[1] = "Sq/64";
+  auto blocks = inferParamShape(signature, 3, shapes);
+  ASSERT_TRUE(blocks.ok()) << blocks.status().message();
+  EXPECT_EQ(*blocks, (std::vector<int64_t>{2, 2, 8, 64}));
+  signature.params[3].symbols[1] = "T";
+  EXPECT_EQ(inferParamShape(signature, 3, shapes).status().message(),
+            "kernel 'attn_fwd': dim 1 of 'o' (T) is not bound by any other tensor");
+}
+
 TEST(ValidateTest, InvalidSignatureIsReported) {
   KernelSignature signature = attentionSignature();
   signature.grid[0].dim = 7;

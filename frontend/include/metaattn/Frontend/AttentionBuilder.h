@@ -26,6 +26,7 @@
 #include "llvm/ADT/StringRef.h"
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -162,6 +163,9 @@ public:
   AttentionBuilder &mask(MaskFn fn);
   /// Row normaliser; default softmax.
   AttentionBuilder &normalizer(Normalizer norm);
+  /// Element type of the output: that of q, k and v (the default) or f32 (full precision,
+  /// e.g. for an attention whose output is combined with another's).
+  AttentionBuilder &outputType(DType type);
   /// Whether the function also returns the row statistic (log-sum-exp), [batch, H, seq_q] f32.
   AttentionBuilder &withLse(bool enable = true);
   /// Declares a custom input tensor of `type` over `dims` (an ordered subset of B, H, Q, KV,
@@ -185,6 +189,7 @@ private:
   uint64_t id;
   int64_t numHeads = 1, numKvHeads = 1, headDim = 64, valueDim = 64;
   DType elementType = DType::BF16;
+  std::optional<DType> outputElementType;
   ScoreFn score;
   MaskFn maskFn;
   Normalizer norm;

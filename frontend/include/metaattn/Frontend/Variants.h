@@ -10,6 +10,7 @@
 #define METAATTN_FRONTEND_VARIANTS_H
 
 #include "metaattn/Frontend/AttentionBuilder.h"
+#include "metaattn/Frontend/CombinedAttentionBuilder.h"
 
 #include <optional>
 
@@ -210,6 +211,14 @@ AttentionBuilder documentMaskAttention(const DocumentMaskOptions &options);
 /// always when the block sizes are multiples of the tile sizes.
 AttentionBuilder blockSparseAttention(const VariantOptions &options, int64_t blockQ,
                                       int64_t blockKv, bool causal);
+
+/// Differential attention (Diff Transformer): `O = softmax(s·Q1K1ᵀ)·V − λ_h ·
+/// softmax(s·Q2K2ᵀ)·V`, both causal when `causal`, `s` the scale. A function of two
+/// attn.attention ops (f32 outputs) and an attn.combine, with arguments q1, k1, q2, k2 (each
+/// `[B, S, H|Hkv, D]`), v (`[B, Skv, Hkv, Dv]`) and "lambda" (f32 `[H]`). The paper's
+/// per-head normalisation and `(1 − λ_init)` factor that follow are not part of it.
+/// `withLse` is rejected: the result is not one softmax.
+CombinedAttentionBuilder differentialAttention(const VariantOptions &options, bool causal);
 
 } // namespace metaattn::frontend
 
