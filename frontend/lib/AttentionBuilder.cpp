@@ -37,7 +37,9 @@ bool isQkvType(DType type) {
 
 bool isInputType(DType type) { return type != DType::F64; }
 
-Type toMlirType(MLIRContext &ctx, DType type) {
+} // namespace
+
+Type metaattn::frontend::detail::toMlirType(MLIRContext &ctx, DType type) {
   Builder b(&ctx);
   switch (type) {
   case DType::BF16:
@@ -55,6 +57,9 @@ Type toMlirType(MLIRContext &ctx, DType type) {
   }
   return {};
 }
+
+namespace {
+using metaattn::frontend::detail::toMlirType;
 
 const char *dimName(Dim d) {
   switch (d) {
@@ -198,12 +203,17 @@ AttentionBuilder &AttentionBuilder::normalizer(Normalizer n) {
   return *this;
 }
 
+AttentionBuilder &AttentionBuilder::outputType(DType type) {
+  outputElementType = type;
+  return *this;
+}
+
 AttentionBuilder &AttentionBuilder::withLse(bool enable) {
   lse = enable;
   return *this;
 }
 
-Input AttentionBuilder::addInput(std::string name, DType type, std::vector<Dim> dims) {
+Input AttentionBuilder::addInput(std::string name, DType type, std::vector<InputAxis> dims) {
   inputs.push_back({name, type, std::move(dims)});
   return Input(id, inputs.size() - 1, std::move(name));
 }
@@ -225,6 +235,9 @@ std::string AttentionBuilder::validate() const {
   if (!isQkvType(elementType))
     return std::string("unsupported dtype ") + toString(elementType) +
            " for q, k and v: expected bf16, f16 or f32";
+  if (outputElementType && *outputElementType != elementType && *outputElementType != DType::F32)
+    return std::string("unsupported output dtype ") + toString(*outputElementType) +
+           ": expected the dtype of q, k and v (" + toString(elementType) + ") or f32";
   std::set<std::string> names;
   for (const InputDecl &in : inputs) {
     if (in.name.empty())
@@ -235,9 +248,17 @@ std::string AttentionBuilder::validate() const {
       return "custom input '" + in.name + "': unsupported dtype " + toString(in.type) +
              " (expected bf16, f16, f32, i32 or i64)";
     for (size_t i = 1; i < in.dims.size(); ++i)
-      if (static_cast<int>(in.dims[i]) <= static_cast<int>(in.dims[i - 1]))
+      if (static_cast<int>(in.dims[i].dim) <= static_cast<int>(in.dims[i - 1].dim))
         return "custom input '" + in.name +
                "': dims must be an ordered subset of {B, H, Q, KV} without repeats";
+    for (const InputAxis &axis : in.dims) {
+      if (axis.block < 1)
+        return "custom input '" + in.name + "': the block size of " + dimName(axis.dim) +
+               " must be positive, got " + std::to_string(axis.block);
+      if (axis.block != 1 && axis.dim != Dim::Q && axis.dim != Dim::KV)
+        return "custom input '" + in.name + "': only Q and KV can be divided into blocks, " +
+               "not " + dimName(axis.dim);
+    }
   }
   return "";
 }
@@ -282,7 +303,8 @@ FailureOr<OwningOpRef<ModuleOp>> AttentionBuilder::build(MLIRContext &ctx, Strin
   auto qType = RankedTensorType::get({dyn, dyn, numHeads, headDim}, elt);
   auto kType = RankedTensorType::get({dyn, dyn, numKvHeads, headDim}, elt);
   auto vType = RankedTensorType::get({dyn, dyn, numKvHeads, valueDim}, elt);
-  auto oType = RankedTensorType::get({dyn, dyn, numHeads, valueDim}, elt);
+  auto oType = RankedTensorType::get({dyn, dyn, numHeads, valueDim},
+                                     outputElementType ? toMlirType(ctx, *outputElementType) : elt);
   auto lseType = RankedTensorType::get({dyn, numHeads, dyn}, f32);
   SmallVector<Type> argTypes = {qType, kType, vType};
   SmallVector<Type> inputElts;
@@ -290,9 +312,11 @@ FailureOr<OwningOpRef<ModuleOp>> AttentionBuilder::build(MLIRContext &ctx, Strin
   for (const InputDecl &in : inputs) {
     SmallVector<int64_t> shape;
     std::string spec;
-    for (Dim d : in.dims) {
-      shape.push_back(d == Dim::H ? numHeads : dyn);
-      spec += (spec.empty() ? "" : ",") + std::string(dimName(d));
+    for (const InputAxis &axis : in.dims) {
+      shape.push_back(axis.dim == Dim::H ? numHeads : dyn);
+      spec += (spec.empty() ? "" : ",") + std::string(dimName(axis.dim));
+      if (axis.block != 1)
+        spec += "/" + std::to_string(axis.block); // a block index, ceil(S / block) entries
     }
     Type inElt = toMlirType(ctx, in.type);
     argTypes.push_back(RankedTensorType::get(shape, inElt));

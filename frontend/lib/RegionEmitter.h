@@ -76,6 +76,9 @@ private:
   std::shared_ptr<BuildErrors> errors;
 };
 
+/// The MLIR element type of `type`.
+mlir::Type toMlirType(mlir::MLIRContext &ctx, DType type);
+
 /// The current emitter if every operand is a valid Sym of it; otherwise reports why (when a
 /// region is being built) and returns null. `what` names the operation in the message.
 RegionEmitter *checkOperands(const char *what, std::initializer_list<const Sym *> operands);

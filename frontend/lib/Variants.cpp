@@ -319,3 +319,60 @@ AttentionBuilder metaattn::frontend::documentMaskAttention(const DocumentMaskOpt
   builder.normalizer(Normalizer::softmax());
   return builder;
 }
+
+AttentionBuilder metaattn::frontend::blockSparseAttention(const VariantOptions &o, int64_t blockQ,
+                                                          int64_t blockKv, bool isCausal) {
+  const char *name = "block-sparse attention";
+  if (std::string msg = checkShared(o); !msg.empty())
+    return invalid(o, name, msg);
+  if (blockQ < 1)
+    return invalid(o, name, "blockQ must be >= 1, got " + std::to_string(blockQ));
+  if (blockKv < 1)
+    return invalid(o, name, "blockKv must be >= 1, got " + std::to_string(blockKv));
+  AttentionBuilder builder = configure(o);
+  Input blocks =
+      builder.addInput("block_mask", DType::I32,
+                       {Dim::B, Dim::H, blocksOf(Dim::Q, blockQ), blocksOf(Dim::KV, blockKv)});
+  double scale = scaleOf(o);
+  builder.scoreFn([scale](Sym s, const Indices &) { return s * scale; });
+  builder.mask([blocks, isCausal](const Indices &i) {
+    Sym kept = i.inputs[blocks] != 0;
+    if (!isCausal)
+      return kept;
+    Sym c = causal(i);
+    return kept && c;
+  });
+  builder.normalizer(Normalizer::softmax());
+  return builder;
+}
+
+CombinedAttentionBuilder metaattn::frontend::differentialAttention(const VariantOptions &o,
+                                                                   bool isCausal) {
+  const char *name = "differential attention";
+  CombinedAttentionBuilder combined;
+  std::string msg = checkShared(o);
+  if (msg.empty() && o.withLse)
+    msg = "withLse is not supported (the result is a difference of two softmaxes)";
+  if (!msg.empty()) {
+    VariantOptions plain = o;
+    plain.withLse = false;
+    combined.attention(invalid(plain, name, msg), {0, 1, 2});
+    return combined.combine([](const std::vector<Sym> &x, const CombineIndices &) { return x[0]; });
+  }
+  double scale = scaleOf(o);
+  auto half = [&]() {
+    AttentionBuilder builder = configure(o);
+    builder.scoreFn([scale](Sym s, const Indices &) { return s * scale; });
+    if (isCausal)
+      builder.mask(causal);
+    builder.normalizer(Normalizer::softmax());
+    return builder;
+  };
+  // Arguments: q1, k1, q2, k2, v (shared), then lambda.
+  combined.attention(half(), {0, 1, 4}).attention(half(), {2, 3, 4});
+  unsigned lambda = combined.addInput("lambda", DType::F32, {Dim::H});
+  combined.combine([lambda](const std::vector<Sym> &x, const CombineIndices &i) {
+    return x[0] - i.inputs[lambda] * x[1];
+  });
+  return combined;
+}

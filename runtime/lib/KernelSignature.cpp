@@ -3,6 +3,7 @@
 #include "metaattn/Runtime/KernelSignature.h"
 
 #include <map>
+#include <optional>
 
 namespace metaattn::rt {
 
@@ -44,6 +45,41 @@ int64_t elementBytes(DLDataType dtype) {
 
 /// Where a symbol was first bound in this call.
 struct SymbolBinding {
+  int64_t size;
+  int tensor;
+  int dim;
+};
+
+/// A block-count symbol "S/N": the dimension has ceil(S / N) entries.
+struct BlockSymbol {
+  std::string base;
+  int64_t divisor = 0;
+};
+
+/// Splits "Sq/64" into ("Sq", 64); std::nullopt for a plain symbol or a malformed divisor
+/// (`malformed` is then set).
+std::optional<BlockSymbol> parseBlockSymbol(const std::string &symbol, bool &malformed) {
+  malformed = false;
+  size_t slash = symbol.find('/');
+  if (slash == std::string::npos)
+    return std::nullopt;
+  BlockSymbol block{symbol.substr(0, slash), 0};
+  std::string digits = symbol.substr(slash + 1);
+  bool ok = !block.base.empty() && !digits.empty() && digits.size() <= 18 &&
+            digits.find_first_not_of("0123456789") == std::string::npos;
+  if (ok)
+    block.divisor = std::stoll(digits);
+  if (!ok || block.divisor <= 0) {
+    malformed = true;
+    return std::nullopt;
+  }
+  return block;
+}
+
+/// A dimension whose symbol is a block count, checked once every plain symbol is bound.
+struct PendingBlockDim {
+  BlockSymbol block;
+  std::string symbol;
   int64_t size;
   int tensor;
   int dim;
@@ -111,6 +147,14 @@ Status checkSignature(const KernelSignature &signature) {
     if (!param.symbols.empty() && static_cast<int>(param.symbols.size()) != param.rank)
       return invalid(fmt::format("tensor '{}' has {} symbols for rank {}", param.name,
                                  param.symbols.size(), param.rank));
+    for (const std::string &symbol : param.symbols) {
+      bool malformed = false;
+      (void)parseBlockSymbol(symbol, malformed);
+      if (malformed)
+        return invalid(fmt::format("tensor '{}' has the symbol '{}' (a block count must be "
+                                   "'NAME/N' with N a positive integer)",
+                                   param.name, symbol));
+    }
     if (param.dtype.bits == 0 || param.dtype.lanes == 0)
       return invalid(fmt::format("tensor '{}' has an empty dtype", param.name));
   }
@@ -146,6 +190,7 @@ Status validate(const KernelSignature &signature, const TensorList &tensors,
                          signature.params.size(), tensors.size());
 
   std::map<std::string, SymbolBinding> symbols;
+  std::vector<PendingBlockDim> blockDims;
   for (size_t index = 0; index < tensors.size(); ++index) {
     const TensorParam &param = signature.params[index];
     const DLTensor *tensor = tensors[index];
@@ -183,6 +228,9 @@ Status validate(const KernelSignature &signature, const TensorList &tensors,
       if (dim >= static_cast<int>(param.symbols.size()) || param.symbols[dim].empty())
         continue;
       const std::string &symbol = param.symbols[dim];
+      bool malformed = false;
+      if (auto block = parseBlockSymbol(symbol, malformed))
+        blockDims.push_back({*block, symbol, size, static_cast<int>(index), dim});
       auto [it, inserted] =
           symbols.emplace(symbol, SymbolBinding{size, static_cast<int>(index), dim});
       const SymbolBinding &bound = it->second;
@@ -214,7 +262,56 @@ Status validate(const KernelSignature &signature, const TensorList &tensors,
                            "aligned to its {}-byte elements",
                            param.name, address, tensor->byte_offset, alignment);
   }
+  // Block counts: "Sq/64" must be ceil(Sq / 64) where Sq is bound by some tensor of the call.
+  for (const PendingBlockDim &pending : blockDims) {
+    auto it = symbols.find(pending.block.base);
+    if (it == symbols.end())
+      continue; // only consistent among its own uses (checked above)
+    int64_t base = it->second.size;
+    int64_t expected = (base + pending.block.divisor - 1) / pending.block.divisor;
+    if (pending.size != expected)
+      return Status::error("tensor '{}': dim {} ({}) is {}, expected ceil({} / {}) = {} from "
+                           "'{}'",
+                           signature.params[pending.tensor].name, pending.dim, pending.symbol,
+                           pending.size, base, pending.block.divisor, expected,
+                           signature.params[it->second.tensor].name);
+  }
   return Status::success();
+}
+
+StatusOr<std::vector<int64_t>> inferParamShape(const KernelSignature &signature, size_t param,
+                                               const std::vector<std::vector<int64_t>> &shapes) {
+  if (param >= signature.params.size() || shapes.size() != signature.params.size())
+    return Status::error("kernel '{}': cannot infer the shape of parameter #{} from {} shapes",
+                         signature.entry, param, shapes.size());
+  // Bind the plain symbols from the known shapes.
+  std::map<std::string, int64_t> bound;
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    const TensorParam &p = signature.params[i];
+    if (i == param || shapes[i].empty())
+      continue;
+    for (size_t d = 0; d < p.symbols.size() && d < shapes[i].size(); ++d)
+      if (!p.symbols[d].empty())
+        bound.emplace(p.symbols[d], shapes[i][d]);
+  }
+  const TensorParam &target = signature.params[param];
+  std::vector<int64_t> sizes(target.rank, -1);
+  for (int d = 0; d < target.rank; ++d) {
+    if (d < static_cast<int>(target.sizes.size()) && target.sizes[d] >= 0) {
+      sizes[d] = target.sizes[d];
+      continue;
+    }
+    std::string symbol = d < static_cast<int>(target.symbols.size()) ? target.symbols[d] : "";
+    bool malformed = false;
+    std::optional<BlockSymbol> block = parseBlockSymbol(symbol, malformed);
+    auto it = bound.find(block ? block->base : symbol);
+    if (symbol.empty() || it == bound.end())
+      return Status::error("kernel '{}': dim {} of '{}'{} is not bound by any other tensor",
+                           signature.entry, d, target.name,
+                           symbol.empty() ? std::string() : " (" + symbol + ")");
+    sizes[d] = block ? (it->second + block->divisor - 1) / block->divisor : it->second;
+  }
+  return sizes;
 }
 
 StatusOr<std::array<int64_t, 3>> computeGrid(const KernelSignature &signature,

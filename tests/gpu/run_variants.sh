@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # One call on the GPU machine for the variant library: every function of
-# frontend/variants/*.mlir against the oracle at several lengths, compute-sanitizer on two
-# variants with custom inputs, then the timing against FlexAttention; a short table last.
+# frontend/variants/*.mlir against the oracle at several lengths, compute-sanitizer on four
+# variants with custom inputs or several kernels, then the timing against FlexAttention; a
+# short table last.
 #
 #   BIN=<dir with static metaattn-run and metaattn-variant> OUT=<dir> bash tests/gpu/run_variants.sh
 set -u
@@ -42,7 +43,9 @@ echo "variant correctness: $(grep -c ^PASS "$OUT/correctness.txt") passed," \
      "$(grep -c ^FAIL "$OUT/correctness.txt") failed, $(( $(date +%s) - start )) s"
 grep ^FAIL "$OUT/correctness.txt" | head -20
 for f in document_mask_causal:frontend/variants/document_mask.mlir \
-         sink_causal:frontend/variants/sink.mlir; do
+         sink_causal:frontend/variants/sink.mlir \
+         block_sparse_causal_48x80:frontend/variants/block_sparse.mlir \
+         differential_causal:frontend/variants/differential.mlir; do
   compute-sanitizer --tool memcheck --error-exitcode 3 "$RUN" "${f#*:}" --device=gpu \
     --function="${f%%:*}" --batch=1 --seq-q=130 --seq-kv=77 > "$OUT/memcheck_${f%%:*}.log" 2>&1
   echo "memcheck ${f%%:*}: exit $? ($(grep 'ERROR SUMMARY' "$OUT/memcheck_${f%%:*}.log" | tail -1))"

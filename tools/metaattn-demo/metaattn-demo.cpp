@@ -94,10 +94,9 @@ int main(int argc, char **argv) {
     if (printIr)
       (*module)->print(llvm::outs());
     func::FuncOp func = *(*module)->getOps<func::FuncOp>().begin();
-    attn::AttentionOp op = *func.getOps<attn::AttentionOp>().begin();
     run::Problem problem;
     auto start = std::chrono::steady_clock::now();
-    if (failed(run::makeProblem(op, options, problem, error))) {
+    if (failed(run::makeProblem(func, options, problem, error))) {
       llvm::errs() << v.name << ": " << error << "\n";
       ++failures;
       continue;
@@ -116,7 +115,7 @@ int main(int argc, char **argv) {
       } else {
         if (printCuda)
           llvm::outs() << cuda->front().cudaSource;
-        ran = run::runOnCpu(*lowered, v.name, problem, error);
+        ran = run::runOnCpu(*lowered, std::move(*cuda), v.name, problem, error);
       }
     }
     double seconds =

@@ -2,9 +2,7 @@
 #include "AttentionProblem.h"
 
 #include "metaattn/Dialect/Attn/Transforms/Passes.h"
-#include "metaattn/Executor/TileExecutor.h"
 #include "metaattn/Reference/Reference.h"
-#include "metaattn/Runtime/Device.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/Support/raw_ostream.h"
@@ -37,43 +35,117 @@ bool readFile(const std::string &path, std::vector<uint8_t> &bytes) {
 
 } // namespace
 
-LogicalResult run::makeProblem(attn::AttentionOp op, const RunOptions &options, Problem &problem,
-                               std::string &error) {
-  problem.op = op;
-  problem.hasLse = static_cast<bool>(op.getLse());
-  int64_t b = options.batch, sq = options.seqQ, skv = options.seqKv;
-  auto qt = cast<RankedTensorType>(op.getQ().getType());
-  std::optional<DType> dtype = getDTypeFor(qt.getElementType());
-  if (!dtype) {
-    error = "unsupported element type for q";
-    return failure();
-  }
-  auto shapeOf = [&](Value v, ArrayRef<int64_t> dyn) {
-    return concreteShape(cast<RankedTensorType>(v.getType()), dyn);
-  };
-  std::vector<std::vector<int64_t>> shapes = {shapeOf(op.getQ(), {b, sq, 0, 0}),
-                                              shapeOf(op.getK(), {b, skv, 0, 0}),
-                                              shapeOf(op.getV(), {b, skv, 0, 0})};
-  for (auto [i, input] : llvm::enumerate(op.getInputs())) {
-    std::string err;
-    auto dims = attn::parseInputDims(cast<StringAttr>(op.getInputDims()[i]).getValue(), err);
+namespace {
+
+/// The concrete sizes of argument `arg` of `func` from its first use: q/k/v of an attention,
+/// an operand of a combine, or a custom input of either. `blockMap` is set for inputs indexed
+/// by a block index.
+LogicalResult argumentShape(BlockArgument arg, const RunOptions &o, std::vector<int64_t> &shape,
+                            bool &blockMap, std::pair<double, double> &range,
+                            std::string &error) {
+  int64_t b = o.batch, sq = o.seqQ, skv = o.seqKv;
+  auto type = cast<RankedTensorType>(arg.getType());
+  blockMap = false;
+  auto fromInput = [&](StringRef spec) -> LogicalResult {
+    auto dims = attn::parseInputDims(spec, error);
+    if (!dims)
+      return failure();
     std::vector<int64_t> dyn;
-    for (attn::InputDim d : *dims)
-      dyn.push_back(d == attn::InputDim::B ? b : d == attn::InputDim::Q ? sq
-                    : d == attn::InputDim::KV ? skv : 0);
-    shapes.push_back(shapeOf(input, dyn));
+    for (attn::InputAxis a : *dims) {
+      int64_t length = a.dim == attn::InputDim::B    ? b
+                       : a.dim == attn::InputDim::Q  ? sq
+                       : a.dim == attn::InputDim::KV ? skv
+                                                     : 0;
+      dyn.push_back(attn::blockCount(length, a.divisor));
+      blockMap |= a.isBlock();
+    }
+    shape = concreteShape(type, dyn);
+    return success();
+  };
+  for (OpOperand &use : arg.getUses()) {
+    unsigned n = use.getOperandNumber();
+    if (auto attention = dyn_cast<attn::AttentionOp>(use.getOwner())) {
+      if (n < 3) {
+        shape = concreteShape(type, {b, n == 0 ? sq : skv, 0, 0});
+        return success();
+      }
+      return fromInput(cast<StringAttr>(attention.getInputDims()[n - 3]).getValue());
+    }
+    if (auto recurrent = dyn_cast<attn::RecurrentOp>(use.getOwner())) {
+      // Sequence length = --seq-q. q, k, v and gates follow [B, S, ...]; states [B, ...].
+      Value v = use.get();
+      if (v == recurrent.getInitialState()) {
+        shape = concreteShape(type, {b, 0, 0, 0});
+        return success();
+      }
+      if (v == recurrent.getGate()) {
+        // Without a modifier the gate is log α itself: a decay in (e^-0.1, 1]. A modifier
+        // maps it (a step size, a logit) to log α, so it gets values of either sign.
+        if (recurrent.getGateMod().empty())
+          range = {-0.1, 0.0};
+        shape = concreteShape(type, {b, sq, 0, 0});
+        return success();
+      }
+      if (n < 3) {
+        shape = concreteShape(type, {b, sq, 0, 0});
+        return success();
+      }
+      unsigned firstInput = recurrent.getInputs().getBeginOperandIndex();
+      auto dims = attn::parseRecurrentInputDims(
+          cast<StringAttr>(recurrent.getInputDims()[n - firstInput]).getValue(), error);
+      if (!dims)
+        return failure();
+      auto qt = cast<RankedTensorType>(recurrent.getQ().getType());
+      auto vt = cast<RankedTensorType>(recurrent.getV().getType());
+      std::vector<int64_t> dyn;
+      for (attn::RecurrentDim d : *dims)
+        dyn.push_back(d == attn::RecurrentDim::B   ? b
+                      : d == attn::RecurrentDim::T ? sq
+                      : d == attn::RecurrentDim::H ? 0
+                                                   : std::max(qt.getDimSize(3), vt.getDimSize(3)));
+      shape = concreteShape(type, dyn);
+      return success();
+    }
+    if (auto combine = dyn_cast<attn::CombineOp>(use.getOwner())) {
+      unsigned numValues = combine.getValues().size();
+      if (n < numValues) {
+        shape = concreteShape(type, {b, sq, 0, 0});
+        return success();
+      }
+      return fromInput(cast<StringAttr>(combine.getInputDims()[n - numValues]).getValue());
+    }
   }
+  error = "argument #" + std::to_string(arg.getArgNumber()) +
+          " is not an operand of an attn.attention, attn.combine or attn.recurrent";
+  return failure();
+}
+
+} // namespace
+
+LogicalResult run::makeProblem(func::FuncOp func, const RunOptions &options, Problem &problem,
+                               std::string &error) {
+  problem.func = func;
+  int64_t b = options.batch, sq = options.seqQ;
   static const char *names[] = {"q", "k", "v"};
-  for (auto [i, shape] : llvm::enumerate(shapes)) {
-    Type elt = cast<RankedTensorType>(op->getOperand(i).getType()).getElementType();
+  for (BlockArgument arg : func.getArguments()) {
+    unsigned i = arg.getArgNumber();
+    std::vector<int64_t> shape;
+    bool blockMap = false;
+    std::pair<double, double> range = {-1.0, 1.0};
+    if (failed(argumentShape(arg, options, shape, blockMap, range, error)))
+      return failure();
+    Type elt = cast<RankedTensorType>(arg.getType()).getElementType();
     std::optional<DType> t = getDTypeFor(elt);
     if (!t) {
-      error = "unsupported element type of operand #" + std::to_string(i);
+      error = "unsupported element type of argument #" + std::to_string(i);
       return failure();
     }
-    HostTensor tensor = *t == DType::i32
-                            ? HostTensor::random(shape, *t, options.seed + 17 * i, 0, 4)
-                            : HostTensor::random(shape, *t, options.seed + 17 * i, -1, 1);
+    // Integer inputs indexed by a block index are block maps: random 0/1 (about half the
+    // blocks kept); other integer inputs (ids) take values in [0, 4).
+    HostTensor tensor =
+        *t == DType::i32 ? HostTensor::random(shape, *t, options.seed + 17 * i, 0, blockMap ? 2 : 4)
+                         : HostTensor::random(shape, *t, options.seed + 17 * i, range.first,
+                                              range.second);
     if (!options.loadInputs.empty() && i < 3) {
       std::string path = options.loadInputs + "/" + names[i] + ".bin";
       std::vector<uint8_t> bytes;
@@ -86,138 +158,36 @@ LogicalResult run::makeProblem(attn::AttentionOp op, const RunOptions &options, 
     }
     problem.operands.push_back(std::move(tensor));
   }
-  int64_t heads = qt.getDimSize(2);
-  int64_t valueDim = cast<RankedTensorType>(op.getV().getType()).getDimSize(3);
-  problem.output = HostTensor::zeros({b, sq, heads, valueDim}, *dtype);
-  problem.lse = HostTensor::zeros({b, heads, sq}, DType::f32);
+  // Results: [B, Sq, H, Dv] outputs, [B, H, Sq] row statistics, [B, H, Dk, Dv] final states
+  // (only the batch is dynamic there).
+  auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
+  for (Value value : ret.getOperands()) {
+    auto type = cast<RankedTensorType>(value.getType());
+    auto attention = value.getDefiningOp<attn::AttentionOp>();
+    bool lse = attention && value == attention.getLse();
+    std::optional<DType> t = getDTypeFor(type.getElementType());
+    if (!t || (type.getRank() != 4 && !lse)) {
+      error = "a result of @" + func.getSymName().str() +
+              " is not an attention output, row statistic, combination or recurrent result";
+      return failure();
+    }
+    std::vector<int64_t> shape =
+        lse ? concreteShape(type, {b, 0, sq}) : concreteShape(type, {b, sq, 0, 0});
+    problem.results.push_back(HostTensor::zeros(shape, *t));
+    problem.isRowStatistic.push_back(lse);
+  }
   if (options.check) {
     std::vector<const HostTensor *> operands;
     for (const HostTensor &t : problem.operands)
       operands.push_back(&t);
-    problem.refOutput = HostTensor::zeros({b, sq, heads, valueDim}, DType::f32);
-    if (failed(evaluateAttention(op, operands, problem.refOutput,
-                                 problem.hasLse ? &problem.refLse : nullptr, error)))
+    if (failed(evaluateFunction(func, operands, problem.refResults, error)))
       return failure();
-  }
-  return success();
-}
-
-LogicalResult run::runOnCpu(ModuleOp lowered, StringRef name, Problem &problem,
-                            std::string &error) {
-  auto kernel = lowered.lookupSymbol<tile::KernelOp>(name);
-  if (!kernel) {
-    error = "no tile.kernel @" + name.str() + " after lowering";
-    return failure();
-  }
-  std::vector<HostTensor *> params;
-  for (HostTensor &t : problem.operands)
-    params.push_back(&t);
-  for (HostTensor *t : problem.results())
-    params.push_back(t);
-  return executeKernel(kernel, params, error);
-}
-
-LogicalResult run::runOnGpu(ModuleOp lowered, const RunOptions &options, Problem &problem,
-                            std::optional<double> &milliseconds, std::string &error) {
-  auto fail = [&](const rt::Status &status) {
-    error = status.message();
-    return failure();
-  };
-  auto device = rt::Device::get(0);
-  if (!device.ok())
-    return fail(device.status());
-  // Compile from a module that still holds the attention function: compileAttention lowers.
-  auto kernels = compileAttention(lowered, options.pipeline, *device);
-  if (!kernels.ok())
-    return fail(kernels.status());
-  const AttentionKernel &kernel = kernels->front();
-  const JitTimings &jit = kernel.jitTimings();
-  llvm::outs() << "  jit: lower " << jit.lowerMs << " ms, compile " << jit.compileMs << " ms ("
-               << jit.compiledBy << "), load " << jit.loadMs << " ms\n";
-  if (!options.dumpCuda.empty()) {
-    std::ofstream out(options.dumpCuda);
-    out << kernel.cudaSource();
-  }
-
-  // Device copies of every parameter, described as DLTensors.
-  std::vector<HostTensor *> host;
-  for (HostTensor &t : problem.operands)
-    host.push_back(&t);
-  for (HostTensor *t : problem.results())
-    host.push_back(t);
-  std::vector<rt::DeviceBuffer> buffers;
-  std::vector<DLTensor> tensors(host.size());
-  std::vector<std::vector<int64_t>> shapes(host.size()), strides(host.size());
-  for (auto [i, t] : llvm::enumerate(host)) {
-    auto buffer = (*device)->allocate(std::max<size_t>(t->storage.size(), 16));
-    if (!buffer.ok())
-      return fail(buffer.status());
-    if (auto s = (*device)->copyToDevice(buffer->get(), t->storage.data(), t->storage.size());
-        !s.ok())
-      return fail(s);
-    shapes[i] = t->sizes;
-    strides[i] = t->strides;
-    DLTensor &d = tensors[i];
-    d.data = buffer->data();
-    d.device = {kDLCUDA, 0};
-    d.ndim = static_cast<int32_t>(t->sizes.size());
-    d.dtype = t->dtype == DType::bf16  ? DLDataType{kDLBfloat, 16, 1}
-              : t->dtype == DType::f16 ? DLDataType{kDLFloat, 16, 1}
-              : t->dtype == DType::i32 ? DLDataType{kDLInt, 32, 1}
-                                       : DLDataType{kDLFloat, 32, 1};
-    d.shape = shapes[i].data();
-    d.strides = strides[i].data();
-    d.byte_offset = 0;
-    buffers.push_back(std::move(*buffer));
-  }
-  rt::TensorList list;
-  for (DLTensor &d : tensors)
-    list.push_back(&d);
-  if (auto s = kernel.launch(list); !s.ok())
-    return fail(s);
-  if (auto s = (*device)->synchronize(); !s.ok())
-    return fail(s);
-  size_t first = problem.operands.size();
-  for (size_t i = first; i < host.size(); ++i)
-    if (auto s = (*device)->copyToHost(host[i]->storage.data(), buffers[i].get(),
-                                       host[i]->storage.size());
-        !s.ok())
-      return fail(s);
-
-  if (options.bench) {
-    auto start = (*device)->createEvent();
-    auto stop = (*device)->createEvent();
-    if (!start.ok() || !stop.ok())
-      return fail(start.ok() ? stop.status() : start.status());
-    for (int i = 0; i < 3; ++i)
-      (void)kernel.launch(list);
-    std::vector<double> times;
-    for (int i = 0; i < options.iterations; ++i) {
-      (void)start->record();
-      if (auto s = kernel.launch(list); !s.ok())
-        return fail(s);
-      (void)stop->record();
-      auto ms = rt::Event::elapsedMs(*start, *stop);
-      if (!ms.ok())
-        return fail(ms.status());
-      times.push_back(*ms);
-    }
-    std::sort(times.begin(), times.end());
-    milliseconds = times[times.size() / 2];
-  }
-  if (!options.saveOutput.empty()) {
-    std::ofstream out(options.saveOutput + "/o.bin", std::ios::binary);
-    out.write(reinterpret_cast<const char *>(problem.output.storage.data()),
-              problem.output.storage.size());
   }
   return success();
 }
 
 bool run::compareWithOracle(const Problem &problem, const RunOptions &options,
                             llvm::raw_ostream &os) {
-  DType dtype = problem.output.dtype;
-  double atol = options.atol >= 0 ? options.atol : (dtype == DType::bf16 ? 8e-3 : 2e-3);
-  double rtol = options.rtol >= 0 ? options.rtol : (dtype == DType::bf16 ? 8e-3 : 2e-3);
   auto compare = [&](const HostTensor &got, const HostTensor &ref, const char *what,
                      double a, double r, bool scaleByMagnitude) {
     double maxErr = 0, worstRatio = 0;
@@ -265,28 +235,62 @@ bool run::compareWithOracle(const Problem &problem, const RunOptions &options,
        << " elements outside\n";
     return bad == 0;
   };
-  bool ok = compare(problem.output, problem.refOutput, "output", atol, rtol, true);
-  if (problem.hasLse && problem.recurrent)
-    ok &= compare(problem.lse, problem.refLse, "final state", atol, rtol, true);
-  else if (problem.hasLse)
-    ok &= compare(problem.lse, problem.refLse, "lse", 2e-3, 1e-3, false);
+  bool ok = problem.refResults.size() == problem.results.size();
+  if (!ok)
+    os << "  the oracle gives " << problem.refResults.size() << " results, the run "
+       << problem.results.size() << "\n";
+  for (size_t i = 0; ok && i < problem.results.size(); ++i) {
+    const HostTensor &got = problem.results[i];
+    if (got.sizes != problem.refResults[i].sizes) {
+      os << "  result #" << i << ": the oracle's shape differs from the run's\n";
+      ok = false;
+      break;
+    }
+    if (problem.isRowStatistic[i]) {
+      ok &= compare(got, problem.refResults[i], "lse", 2e-3, 1e-3, false);
+      continue;
+    }
+    DType dtype = got.dtype;
+    double atol = options.atol >= 0 ? options.atol : (dtype == DType::bf16 ? 8e-3 : 2e-3);
+    double rtol = options.rtol >= 0 ? options.rtol : (dtype == DType::bf16 ? 8e-3 : 2e-3);
+    ok &= compare(got, problem.refResults[i], "output", atol, rtol, true);
+  }
   return ok;
 }
 
-double run::visiblePairs(attn::AttentionOp op, int64_t batch, int64_t seqQ, int64_t seqKv) {
-  attn::MaskInfo info = attn::analyzeMask(op.getMask());
-  int64_t heads = cast<RankedTensorType>(op.getQ().getType()).getDimSize(2);
-  double pairs = 0;
-  for (int64_t q = 0; q < seqQ; ++q) {
-    int64_t lo = 0, hi = seqKv; // [lo, hi)
-    for (const attn::KvBound &b : info.bounds) {
-      int64_t e = b.cq * q + b.csq * seqQ + b.cskv * seqKv + b.c;
-      if (b.upper)
-        hi = std::min(hi, e + 1);
-      else
-        lo = std::max(lo, e);
+double run::attentionFlops(func::FuncOp func, int64_t batch, int64_t seqQ, int64_t seqKv) {
+  double flops = 0;
+  func.walk([&](attn::AttentionOp op) {
+    attn::MaskInfo info = attn::analyzeMask(op.getMask());
+    auto qt = cast<RankedTensorType>(op.getQ().getType());
+    auto vt = cast<RankedTensorType>(op.getV().getType());
+    double pairs = 0;
+    for (int64_t q = 0; q < seqQ; ++q) {
+      int64_t lo = 0, hi = seqKv; // [lo, hi)
+      for (const attn::KvBound &b : info.bounds) {
+        int64_t e = b.cq * q + b.csq * seqQ + b.cskv * seqKv + b.c;
+        if (b.upper)
+          hi = std::min(hi, e + 1);
+        else
+          lo = std::max(lo, e);
+      }
+      pairs += std::max<int64_t>(0, hi - lo);
     }
-    pairs += std::max<int64_t>(0, hi - lo);
-  }
-  return pairs * batch * heads;
+    flops += 2.0 * pairs * batch * qt.getDimSize(2) * double(qt.getDimSize(3) + vt.getDimSize(3));
+  });
+  return flops;
+}
+
+std::optional<DType> run::dtypeOf(DLDataType dtype) {
+  if (dtype.lanes != 1)
+    return std::nullopt;
+  if (dtype.code == kDLBfloat && dtype.bits == 16)
+    return DType::bf16;
+  if (dtype.code == kDLFloat && dtype.bits == 16)
+    return DType::f16;
+  if (dtype.code == kDLFloat && dtype.bits == 32)
+    return DType::f32;
+  if (dtype.code == kDLInt && dtype.bits == 32)
+    return DType::i32;
+  return std::nullopt;
 }

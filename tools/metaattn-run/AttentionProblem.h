@@ -1,4 +1,10 @@
 //===- AttentionProblem.h - one attention instance to run and check -*- C++ -*-===//
+//
+// An attention function (one attn.attention, or several combined with attn.combine) with
+// random operands, run on the CPU tile executor or the GPU and compared with the oracle.
+//
+//===----------------------------------------------------------------------===//
+
 #ifndef METAATTN_TOOLS_METAATTN_RUN_ATTENTIONPROBLEM_H
 #define METAATTN_TOOLS_METAATTN_RUN_ATTENTIONPROBLEM_H
 
@@ -6,6 +12,7 @@
 #include "metaattn/Pipeline/Pipeline.h"
 #include "metaattn/Support/HostTensor.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 
 #include <optional>
@@ -28,48 +35,39 @@ struct RunOptions {
 
 /// Inputs, the oracle's answer and the result of one run.
 struct Problem {
-  attn::AttentionOp op;             ///< in the original module (for the oracle), or
-  attn::RecurrentOp recurrent;      ///< the linear-attention op
-  std::vector<HostTensor> operands; ///< the op's operands in order
-  HostTensor output, lse;           ///< results of the run (lse: or the final state)
-  HostTensor refOutput, refLse;     ///< the oracle
-  bool hasLse = false;              ///< a second result: lse, or the recurrent final state
-
-  /// The kernel's result parameters in order.
-  std::vector<HostTensor *> results() {
-    std::vector<HostTensor *> r = {&output};
-    if (hasLse)
-      r.push_back(&lse);
-    return r;
-  }
+  mlir::func::FuncOp func;            ///< in the original module (for the oracle)
+  std::vector<HostTensor> operands;   ///< the function's arguments
+  std::vector<HostTensor> results;    ///< the function's results, from the run
+  std::vector<HostTensor> refResults; ///< the oracle's
+  std::vector<bool> isRowStatistic;   ///< per result: an attention's log-sum-exp
 };
 
-/// Creates random operands (or loads them) with the sizes in `options`.
-mlir::LogicalResult makeProblem(attn::AttentionOp op, const RunOptions &options,
+/// Creates random operands (or loads q, k, v) with the sizes in `options`, from the way each
+/// argument is used: q (batch, seq-q), k and v (batch, seq-kv), custom inputs by their dims;
+/// i32 inputs take values in [0, 4), or 0/1 when indexed by a block index (block maps).
+mlir::LogicalResult makeProblem(mlir::func::FuncOp func, const RunOptions &options,
                                 Problem &problem, std::string &error);
 
-/// Runs the lowered kernel of `lowered` (a copy of the module, lowered in place) on the CPU
-/// tile executor.
-/// Random operands of an attn.recurrent of length `options.seqQ` and the oracle's results.
-mlir::LogicalResult makeRecurrentProblem(attn::RecurrentOp op, const RunOptions &options,
-                                         Problem &problem, std::string &error);
-
-mlir::LogicalResult runOnCpu(mlir::ModuleOp lowered, llvm::StringRef name, Problem &problem,
-                             std::string &error);
+/// Runs the kernels of `kernels` (from lowerToCuda of `lowered`, lowered in place) for the
+/// function `name` on the CPU tile executor, in order, with host intermediates.
+mlir::LogicalResult runOnCpu(mlir::ModuleOp lowered, std::vector<LoweredKernel> kernels,
+                             llvm::StringRef name, Problem &problem, std::string &error);
 
 /// Compiles with NVRTC, runs on the GPU, optionally times it; returns the median milliseconds
 /// in `milliseconds` when benchmarking.
-mlir::LogicalResult runOnGpu(mlir::ModuleOp lowered, const RunOptions &options,
-                             Problem &problem, std::optional<double> &milliseconds,
-                             std::string &error);
+mlir::LogicalResult runOnGpu(mlir::ModuleOp module, const RunOptions &options, Problem &problem,
+                             std::optional<double> &milliseconds, std::string &error);
 
-/// Compares results with the oracle; prints one line per tensor and returns success when
+/// Compares results with the oracle; prints one line per result and returns success when
 /// every element is within atol + rtol·|ref| (and -inf/NaN match).
 bool compareWithOracle(const Problem &problem, const RunOptions &options, llvm::raw_ostream &os);
 
-/// Number of (q, kv) pairs the mask keeps (exact for affine masks; all pairs otherwise),
-/// summed over batch and heads: the FLOP count is 2·pairs·(D + Dv).
-double visiblePairs(attn::AttentionOp op, int64_t batch, int64_t seqQ, int64_t seqKv);
+/// FLOPs of the function's attentions: 2·pairs·(D + Dv) each, where pairs counts the (q, kv)
+/// pairs the mask keeps (exact for affine masks; all pairs otherwise) over batch and heads.
+double attentionFlops(mlir::func::FuncOp func, int64_t batch, int64_t seqQ, int64_t seqKv);
+
+/// The DType of a DLPack dtype the runner allocates (f32, f16, bf16, i32).
+std::optional<DType> dtypeOf(DLDataType dtype);
 
 } // namespace metaattn::run
 

@@ -1,8 +1,10 @@
 //===- metaattn-run.cpp - compile an attention .mlir, run it, check it ------===//
 //
 // metaattn-run file.mlir [--device=auto|cpu|gpu] [--batch=B --seq-q=Sq --seq-kv=Skv]
-//   Lowers each attention function of the file, runs it on random inputs on the GPU (NVRTC)
-//   or on the CPU tile executor, and checks the result against the reference evaluator.
+//   Lowers each attention function of the file (one attn.attention, or several combined by
+//   attn.combine: one kernel per op, intermediates allocated here), runs it on random inputs
+//   on the GPU (NVRTC) or on the CPU tile executor, and checks every result against the
+//   reference evaluator.
 //   Exit code 0 when every function matches, 1 otherwise.
 //
 //===----------------------------------------------------------------------===//
@@ -30,7 +32,8 @@ static cl::opt<std::string> deviceOpt("device", cl::desc("auto, cpu or gpu"), cl
 static cl::opt<std::string> functionOpt("function",
                                         cl::desc("run only this function (default: all)"));
 static cl::opt<int64_t> batchOpt("batch", cl::desc("batch size"), cl::init(2));
-static cl::opt<int64_t> seqQOpt("seq-q", cl::desc("query length (the sequence length of attn.recurrent)"),
+static cl::opt<int64_t> seqQOpt("seq-q",
+                                cl::desc("query length (the sequence length of attn.recurrent)"),
                                 cl::init(77));
 static cl::opt<int64_t> seqKvOpt("seq-kv", cl::desc("kv length (default: seq-q)"),
                                  cl::init(-1));
@@ -119,20 +122,14 @@ int main(int argc, char **argv) {
 
   bool allPassed = true;
   for (func::FuncOp func : funcs) {
-    auto attentions = func.getOps<attn::AttentionOp>();
-    attn::AttentionOp op = attentions.empty() ? nullptr : *attentions.begin();
     run::Problem problem;
-    if (op)
-      llvm::outs() << func.getSymName() << " (B=" << options.batch << ", Sq=" << options.seqQ
-                   << ", Skv=" << options.seqKv << ", device=" << device << ")\n";
-    else
+    if (func.getOps<attn::AttentionOp>().empty())
       llvm::outs() << func.getSymName() << " (B=" << options.batch << ", S=" << options.seqQ
                    << ", device=" << device << ")\n";
-    LogicalResult made =
-        op ? run::makeProblem(op, options, problem, error)
-           : run::makeRecurrentProblem(*func.getOps<attn::RecurrentOp>().begin(), options,
-                                       problem, error);
-    if (failed(made)) {
+    else
+      llvm::outs() << func.getSymName() << " (B=" << options.batch << ", Sq=" << options.seqQ
+                   << ", Skv=" << options.seqKv << ", device=" << device << ")\n";
+    if (failed(run::makeProblem(func, options, problem, error))) {
       llvm::errs() << "metaattn-run: " << func.getSymName() << ": " << error << "\n";
       return 1;
     }
@@ -147,7 +144,7 @@ int main(int argc, char **argv) {
         llvm::errs() << "metaattn-run: " << lowered.status().message() << "\n";
         return 1;
       }
-      ran = run::runOnCpu(*single, func.getSymName(), problem, error);
+      ran = run::runOnCpu(*single, std::move(*lowered), func.getSymName(), problem, error);
     } else {
       ran = run::runOnGpu(*single, options, problem, ms, error);
     }
@@ -159,15 +156,12 @@ int main(int argc, char **argv) {
     if (options.check)
       passed = run::compareWithOracle(problem, options, llvm::outs());
     allPassed &= passed;
-    if (ms && !op) {
-      llvm::outs() << "  time: " << *ms << " ms\n";
-    } else if (ms) {
-      auto qt = cast<RankedTensorType>(op.getQ().getType());
-      auto vt = cast<RankedTensorType>(op.getV().getType());
-      double flops = 2.0 * run::visiblePairs(op, options.batch, options.seqQ, options.seqKv) *
-                     double(qt.getDimSize(3) + vt.getDimSize(3));
-      llvm::outs() << "  time: " << *ms << " ms, " << flops / (*ms * 1e-3) / 1e12
-                   << " TFLOP/s\n";
+    if (ms) {
+      double flops = run::attentionFlops(func, options.batch, options.seqQ, options.seqKv);
+      llvm::outs() << "  time: " << *ms << " ms";
+      if (flops > 0) // the recurrent family reports time only
+        llvm::outs() << ", " << flops / (*ms * 1e-3) / 1e12 << " TFLOP/s";
+      llvm::outs() << "\n";
     }
     llvm::outs() << (options.check ? (passed ? "PASS " : "FAIL ") : "RAN ") << func.getSymName()
                  << "\n";

@@ -1,7 +1,7 @@
 //===- metaattn-variant.cpp - print a library variant as attn IR ------------===//
 //
 //   metaattn-variant softcap --heads=16 --dim=128 [--kv-heads=N] [--value-dim=N]
-//                    [--causal] [--f16] [--lse] [--name=NAME]
+//                    [--causal] [--f16] [--lse] [--name=NAME] [--block-q=N --block-kv=N]
 //
 // Builds one factory of frontend/Variants.h with the given shape and prints the module, ready
 // for metaattn-run or metaattn-opt. Used by the benchmarks to make the PERF.md shapes.
@@ -22,7 +22,9 @@ namespace cl = llvm::cl;
 static cl::opt<std::string> variant(cl::Positional, cl::Required,
                                     cl::desc("<softmax|sigmoid|relu|softcap|alibi|relative_bias|"
                                              "sliding_window|chunked|prefix_lm|sink|softpick|"
-                                             "retnet|document_mask>"));
+                                             "retnet|document_mask|block_sparse|"
+                                             "differential|linear|retnet_recurrent|gated_retention|gla|"
+                                             "mamba2_ssd>"));
 static cl::opt<int64_t> heads("heads", cl::init(16), cl::desc("query heads"));
 static cl::opt<int64_t> kvHeads("kv-heads", cl::init(0), cl::desc("kv heads (default: heads)"));
 static cl::opt<int64_t> dim("dim", cl::init(128), cl::desc("head dim D"));
@@ -31,6 +33,8 @@ static cl::opt<bool> causal("causal", cl::desc("causal (variants that have the o
 static cl::opt<bool> f16("f16", cl::desc("fp16 instead of bf16"));
 static cl::opt<bool> lse("lse", cl::desc("also return the row statistic"));
 static cl::opt<std::string> name("name", cl::init("attention"), cl::desc("function name"));
+static cl::opt<int64_t> blockQ("block-q", cl::init(128), cl::desc("block_sparse: query block"));
+static cl::opt<int64_t> blockKv("block-kv", cl::init(128), cl::desc("block_sparse: kv block"));
 
 template <typename Options>
 static Options common() {
@@ -50,6 +54,7 @@ int main(int argc, char **argv) {
   cl::ParseCommandLineOptions(argc, argv, "print a metaattn library variant as attn IR\n");
   std::optional<AttentionBuilder> builder;
   std::optional<RecurrentBuilder> recurrent;
+  std::optional<CombinedAttentionBuilder> combined;
   std::string v = variant;
   // The linear family: --heads are v heads, --kv-heads the q/k heads (Mamba2's groups),
   // --dim the key dim (state size) and --value-dim the value dim (head dim).
@@ -121,6 +126,10 @@ int main(int argc, char **argv) {
     auto o = common<DocumentMaskOptions>();
     o.causal = causal;
     builder = documentMaskAttention(o);
+  } else if (v == "block_sparse") {
+    builder = blockSparseAttention(common<VariantOptions>(), blockQ, blockKv, causal);
+  } else if (v == "differential") {
+    combined = differentialAttention(common<VariantOptions>(), causal);
   } else {
     llvm::errs() << "metaattn-variant: unknown variant '" << v << "'\n";
     return 1;
@@ -129,7 +138,9 @@ int main(int argc, char **argv) {
   metaattn::registerMetaAttnDialects(registry);
   mlir::MLIRContext ctx(registry);
   std::string error;
-  auto module = recurrent ? recurrent->build(ctx, name, error) : builder->build(ctx, name, error);
+  auto module = recurrent ? recurrent->build(ctx, name, error)
+                : builder  ? builder->build(ctx, name, error)
+                           : combined->build(ctx, name, error);
   if (failed(module)) {
     llvm::errs() << "metaattn-variant: " << error << "\n";
     return 1;

@@ -13,12 +13,45 @@ rt::Status AttentionKernel::launch(const rt::TensorList &tensors, CUstream strea
   return rt::launch(loaded, kernel.signature, tensors, stream);
 }
 
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double msSince(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+/// Compiles one lowered kernel through the kernel cache and loads it on `device`, recording
+/// where the time went (`lowerMs`: the module's lowering, measured by the caller).
+rt::Status compileOne(LoweredKernel &kernel, const rt::CompileOptions &options, rt::Device *device,
+                      std::shared_ptr<const rt::CompiledKernel> &compiled,
+                      rt::LoadedKernel &loaded, JitTimings &timings, double lowerMs) {
+  rt::KernelCache &cache = rt::KernelCache::global();
+  rt::KernelCache::Counters before = cache.counters();
+  Clock::time_point start = Clock::now();
+  auto binary = cache.getOrCompile(kernel.cudaSource, kernel.signature.entry + ".cu", options);
+  if (!binary.ok())
+    return binary.status();
+  timings.compileMs = msSince(start);
+  rt::KernelCache::Counters after = cache.counters();
+  timings.compiledBy = after.compiles > before.compiles   ? "nvrtc"
+                       : after.diskHits > before.diskHits ? "disk-cache"
+                                                          : "memory-cache";
+  start = Clock::now();
+  auto module = device->load(**binary, kernel.signature.entry);
+  if (!module.ok())
+    return module.status();
+  timings.loadMs = msSince(start);
+  timings.lowerMs = lowerMs;
+  compiled = *binary;
+  loaded = *module;
+  return rt::Status::success();
+}
+
+} // namespace
+
 rt::StatusOr<std::vector<AttentionKernel>>
 metaattn::compileAttention(ModuleOp module, const PipelineOptions &options, rt::Device *device) {
-  using Clock = std::chrono::steady_clock;
-  auto msSince = [](Clock::time_point start) {
-    return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-  };
   Clock::time_point start = Clock::now();
   auto lowered = lowerToCuda(module, options);
   if (!lowered.ok())
@@ -27,31 +60,100 @@ metaattn::compileAttention(ModuleOp module, const PipelineOptions &options, rt::
   rt::CompileOptions compileOptions;
   compileOptions.arch = rt::detectArch(*device);
   std::vector<AttentionKernel> result;
-  rt::KernelCache &cache = rt::KernelCache::global();
   for (LoweredKernel &kernel : *lowered) {
-    rt::KernelCache::Counters before = cache.counters();
-    start = Clock::now();
-    auto compiled =
-        cache.getOrCompile(kernel.cudaSource, kernel.signature.entry + ".cu", compileOptions);
-    if (!compiled.ok())
-      return compiled.status();
-    double compileMs = msSince(start);
-    rt::KernelCache::Counters after = cache.counters();
-    start = Clock::now();
-    auto loaded = device->load(**compiled, kernel.signature.entry);
-    if (!loaded.ok())
-      return loaded.status();
     AttentionKernel k;
-    k.timings.lowerMs = lowerMs;
-    k.timings.compileMs = compileMs;
-    k.timings.loadMs = msSince(start);
-    k.timings.compiledBy = after.compiles > before.compiles   ? "nvrtc"
-                           : after.diskHits > before.diskHits ? "disk-cache"
-                                                              : "memory-cache";
+    METAATTN_RETURN_IF_ERROR(
+        compileOne(kernel, compileOptions, device, k.compiled, k.loaded, k.timings, lowerMs));
     k.kernel = std::move(kernel);
-    k.compiled = *compiled;
-    k.loaded = *loaded;
     result.push_back(std::move(k));
   }
   return result;
+}
+
+rt::StatusOr<std::vector<AttentionFunction>>
+metaattn::compileAttentionFunctions(ModuleOp module, const PipelineOptions &options,
+                                    rt::Device *device) {
+  Clock::time_point start = Clock::now();
+  auto lowered = lowerToCuda(module, options);
+  if (!lowered.ok())
+    return lowered.status();
+  double lowerMs = msSince(start);
+  auto grouped = groupByFunction(std::move(*lowered));
+  if (!grouped.ok())
+    return grouped.status();
+  rt::CompileOptions compileOptions;
+  compileOptions.arch = rt::detectArch(*device);
+  std::vector<AttentionFunction> result;
+  for (LoweredFunction &function : *grouped) {
+    AttentionFunction f;
+    for (LoweredKernel &kernel : function.kernels) {
+      AttentionKernel k;
+      METAATTN_RETURN_IF_ERROR(compileOne(kernel, compileOptions, device, k.compiled, k.loaded,
+                                          k.timings, lowerMs));
+      k.kernel = kernel;
+      f.compiledKernels.push_back(std::move(k));
+    }
+    f.lowered = std::move(function);
+    result.push_back(std::move(f));
+  }
+  return result;
+}
+
+rt::Status AttentionFunction::launch(const rt::TensorList &tensors,
+                                     const rt::TensorList &temporaries, CUstream stream) const {
+  size_t expected = lowered.numArguments + lowered.numResults;
+  if (tensors.size() != expected || temporaries.size() != lowered.numTemporaries)
+    return rt::Status::error("function '{}' takes {} arguments, {} results and {} "
+                             "intermediates, got {} tensors and {} intermediates",
+                             lowered.name, lowered.numArguments, lowered.numResults,
+                             lowered.numTemporaries, tensors.size(), temporaries.size());
+  rt::TensorList arguments(tensors.begin(), tensors.begin() + lowered.numArguments);
+  rt::TensorList results(tensors.begin() + lowered.numArguments, tensors.end());
+  for (const AttentionKernel &kernel : compiledKernels)
+    METAATTN_RETURN_IF_ERROR(
+        kernel.launch(lowered.select(kernel.kernel, arguments, results, temporaries), stream));
+  return rt::Status::success();
+}
+
+rt::Status AttentionFunction::run(const rt::TensorList &tensors, rt::Device *device,
+                                  CUstream stream) const {
+  if (lowered.numTemporaries == 0)
+    return launch(tensors, {}, stream);
+  if (tensors.size() != lowered.numArguments + lowered.numResults)
+    return launch(tensors, {}, stream); // reports the count
+  std::vector<std::vector<int64_t>> argShapes, resultShapes;
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    if (!tensors[i])
+      return rt::Status::error("function '{}': tensor #{} is null", lowered.name, i);
+    std::vector<int64_t> shape(tensors[i]->shape, tensors[i]->shape + tensors[i]->ndim);
+    (i < lowered.numArguments ? argShapes : resultShapes).push_back(std::move(shape));
+  }
+  auto temps = lowered.temporaries(argShapes, resultShapes);
+  if (!temps.ok())
+    return temps.status();
+  std::vector<rt::DeviceBuffer> buffers;
+  std::vector<DLTensor> described(temps->size());
+  rt::TensorList list;
+  for (auto [i, temp] : llvm::enumerate(*temps)) {
+    int64_t elements = 1;
+    for (int64_t size : temp.first)
+      elements *= size;
+    auto buffer = device->allocate(std::max<int64_t>(elements * ((temp.second.bits + 7) / 8), 16));
+    if (!buffer.ok())
+      return buffer.status();
+    DLTensor &d = described[i];
+    d.data = buffer->data();
+    d.device = {kDLCUDA, device->ordinal()};
+    d.ndim = static_cast<int32_t>(temp.first.size());
+    d.dtype = temp.second;
+    d.shape = temp.first.data();
+    d.strides = nullptr;
+    d.byte_offset = 0;
+    buffers.push_back(std::move(*buffer));
+    list.push_back(&d);
+  }
+  rt::Status status = launch(tensors, list, stream);
+  // The intermediates are freed on return: wait for the kernels that use them.
+  rt::Status synced = device->synchronize();
+  return status.ok() ? synced : status;
 }

@@ -51,6 +51,46 @@ void metaattn::registerMetaAttnPipelines() {
                              [](OpPassManager &pm) { buildAttnToTilePipeline(pm, {}); });
 }
 
+/// The kernel's place in its function (set by convert-attn-to-tile). A kernel without these
+/// attributes is a function of its own: its inputs are the arguments, its outputs the results.
+static LogicalResult readBindings(tile::KernelOp kernel, LoweredKernel &lowered) {
+  auto function = kernel->getAttrOfType<StringAttr>(kFunctionAttr);
+  auto step = kernel->getAttrOfType<IntegerAttr>(kStepAttr);
+  auto bindings = kernel->getAttrOfType<ArrayAttr>(kBindingsAttr);
+  if (!function && !step && !bindings) {
+    lowered.function = lowered.name;
+    unsigned args = 0, results = 0;
+    for (const rt::TensorParam &p : lowered.signature.params)
+      lowered.bindings.push_back(p.isOutput ? ParamBinding{ParamBinding::Result, results++}
+                                            : ParamBinding{ParamBinding::Argument, args++});
+    return success();
+  }
+  if (!function || !step || step.getInt() < 0 || !bindings ||
+      bindings.size() != lowered.signature.params.size())
+    return failure();
+  lowered.function = function.getValue().str();
+  lowered.step = step.getInt();
+  for (Attribute attr : bindings) {
+    auto text = dyn_cast<StringAttr>(attr);
+    if (!text)
+      return failure();
+    auto [kind, number] = text.getValue().split(':');
+    ParamBinding binding;
+    if (number.getAsInteger(10, binding.index))
+      return failure();
+    if (kind == "arg")
+      binding.kind = ParamBinding::Argument;
+    else if (kind == "result")
+      binding.kind = ParamBinding::Result;
+    else if (kind == "temp")
+      binding.kind = ParamBinding::Temporary;
+    else
+      return failure();
+    lowered.bindings.push_back(binding);
+  }
+  return success();
+}
+
 rt::StatusOr<std::vector<LoweredKernel>> metaattn::lowerToCuda(ModuleOp module,
                                                                const PipelineOptions &options) {
   std::string diagnostics;
@@ -74,8 +114,12 @@ rt::StatusOr<std::vector<LoweredKernel>> metaattn::lowerToCuda(ModuleOp module,
     if (failed(emitted))
       return rt::Status::error("printing CUDA for @{} failed:\n{}", kernel.getSymName().str(),
                                diagnostics);
-    kernels.push_back({kernel.getSymName().str(), std::move(emitted->source),
-                       std::move(emitted->signature)});
+    LoweredKernel lowered{kernel.getSymName().str(), std::move(emitted->source),
+                          std::move(emitted->signature)};
+    if (failed(readBindings(kernel, lowered)))
+      return rt::Status::error("kernel @{} has malformed {} / {} / {} attributes", lowered.name,
+                               kFunctionAttr.str(), kStepAttr.str(), kBindingsAttr.str());
+    kernels.push_back(std::move(lowered));
   }
   if (kernels.empty())
     return rt::Status::error("the module holds no attention function to compile");

@@ -148,6 +148,9 @@ LogicalResult metaattn::evaluateRecurrent(attn::RecurrentOp op,
   if (failed(readOperands(op, operands, p, error)))
     return failure();
   DType dtype = p.q->dtype;
+  // Results the caller did not allocate are f32, so the oracle keeps its precision.
+  if (output.sizes.empty())
+    output = HostTensor::zeros({p.batch, p.seq, p.heads, p.valueDim}, DType::f32);
   if (failed(prepareResult(output, "output", {p.batch, p.seq, p.heads, p.valueDim},
                            {dtype, DType::f32}, error)))
     return failure();

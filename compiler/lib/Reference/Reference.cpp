@@ -72,7 +72,7 @@ LogicalResult metaattn::evaluateAttention(attn::AttentionOp op,
       }
 
   // Custom inputs: the dims each one is indexed by.
-  SmallVector<SmallVector<attn::InputDim>> inputDims;
+  SmallVector<SmallVector<attn::InputAxis>> inputDims;
   SmallVector<bool> variesOverKv;
   for (unsigned i = 0; i < numInputs; ++i) {
     auto spec = cast<StringAttr>(op.getInputDims()[i]).getValue();
@@ -80,11 +80,13 @@ LogicalResult metaattn::evaluateAttention(attn::AttentionOp op,
     if (!dims)
       return failure();
     SmallVector<int64_t> expected;
-    for (attn::InputDim d : *dims)
-      expected.push_back(d == attn::InputDim::B    ? p.batch
-                         : d == attn::InputDim::H  ? p.heads
-                         : d == attn::InputDim::Q  ? p.seqQ
-                                                   : p.seqKv);
+    for (attn::InputAxis a : *dims) {
+      int64_t length = a.dim == attn::InputDim::B   ? p.batch
+                       : a.dim == attn::InputDim::H ? p.heads
+                       : a.dim == attn::InputDim::Q ? p.seqQ
+                                                    : p.seqKv;
+      expected.push_back(attn::blockCount(length, a.divisor));
+    }
     Type elt = cast<RankedTensorType>(op.getInputs()[i].getType()).getElementType();
     std::optional<DType> inDType = getDTypeFor(elt);
     if (!inDType) {
@@ -94,7 +96,7 @@ LogicalResult metaattn::evaluateAttention(attn::AttentionOp op,
     if (failed(checkTensor(operands[3 + i], "custom input #" + std::to_string(i), expected,
                            inDType, error)))
       return failure();
-    variesOverKv.push_back(llvm::is_contained(*dims, attn::InputDim::KV));
+    variesOverKv.push_back(attn::hasInputDim(*dims, attn::InputDim::KV));
     inputDims.push_back(std::move(*dims));
   }
 
@@ -116,11 +118,13 @@ LogicalResult metaattn::evaluateAttention(attn::AttentionOp op,
   int64_t b = 0, h = 0, q = 0;
   auto inputAt = [&](unsigned i, int64_t kv) -> Scalar {
     SmallVector<int64_t, 4> idx;
-    for (attn::InputDim d : inputDims[i])
-      idx.push_back(d == attn::InputDim::B   ? b
-                    : d == attn::InputDim::H ? h
-                    : d == attn::InputDim::Q ? q
-                                             : kv);
+    for (attn::InputAxis a : inputDims[i]) {
+      int64_t index = a.dim == attn::InputDim::B   ? b
+                      : a.dim == attn::InputDim::H ? h
+                      : a.dim == attn::InputDim::Q ? q
+                                                   : kv;
+      idx.push_back(index / a.divisor); // a block index: floor(index / N)
+    }
     const HostTensor *t = operands[3 + i];
     double value = t->get(idx);
     return t->dtype == DType::i32 ? Scalar::ofInt(static_cast<int64_t>(value))

@@ -8,7 +8,6 @@
 
 // CHECK-NOT: FAIL
 // CHECK: PASS linear_attention
-// CHECK: final state: max
 // CHECK: PASS linear_attention_states
 // CHECK: PASS retnet_recurrent
 // CHECK: PASS gated_retention

@@ -136,6 +136,14 @@ TEST(ValidationTest, CustomInputs) {
   twice.addInput("x", DType::F32, {});
   twice.addInput("x", DType::F32, {Dim::B});
   EXPECT_EQ(buildError(twice), "custom input name 'x' is used twice");
+  AttentionBuilder zeroBlock = base();
+  zeroBlock.addInput("m", DType::I32, {Dim::H, blocksOf(Dim::Q, 0)});
+  EXPECT_EQ(buildError(zeroBlock), "custom input 'm': the block size of q must be positive, "
+                                   "got 0");
+  AttentionBuilder headBlock = base();
+  headBlock.addInput("m", DType::I32, {blocksOf(Dim::H, 2)});
+  EXPECT_EQ(buildError(headBlock), "custom input 'm': only Q and KV can be divided into "
+                                   "blocks, not h");
 }
 
 TEST(ValidationTest, InputOfAnotherBuilder) {

@@ -24,6 +24,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
+#include <functional>
 #include <sstream>
 
 #ifndef METAATTN_VARIANTS_DIR
@@ -37,9 +38,20 @@ using namespace metaattn::frontend::test;
 namespace {
 
 struct Function {
+  using Build =
+      std::function<FailureOr<OwningOpRef<ModuleOp>>(MLIRContext &, StringRef, std::string &)>;
+  Function(std::string name, std::string comment, AttentionBuilder b)
+      : name(std::move(name)), comment(std::move(comment)),
+        build([b](MLIRContext &c, StringRef n, std::string &e) { return b.build(c, n, e); }) {}
+  Function(std::string name, std::string comment, CombinedAttentionBuilder b)
+      : name(std::move(name)), comment(std::move(comment)),
+        build([b](MLIRContext &c, StringRef n, std::string &e) { return b.build(c, n, e); }) {}
+  Function(std::string name, std::string comment, RecurrentBuilder b)
+      : name(std::move(name)), comment(std::move(comment)),
+        build([b](MLIRContext &c, StringRef n, std::string &e) { return b.build(c, n, e); }) {}
   std::string name;
   std::string comment;
-  AttentionBuilder builder;
+  Build build;
 };
 
 struct VariantFile {
@@ -48,21 +60,8 @@ struct VariantFile {
   std::vector<Function> functions;
 };
 
-/// A function of the linear family (attn.recurrent).
-struct LinearFunction {
-  std::string name;
-  std::string comment;
-  RecurrentBuilder builder;
-};
-
-struct LinearVariantFile {
-  std::string file;
-  std::string factory;
-  std::vector<LinearFunction> functions;
-};
-
 /// The linear variants, at sizes with odd head dims and group sharing.
-std::vector<LinearVariantFile> linearFiles() {
+std::vector<VariantFile> linearFiles() {
   auto opts = [](int64_t h, int64_t hqk, int64_t dk, int64_t dv) {
     LinearOptions o;
     o.numHeads = h;
@@ -229,11 +228,32 @@ std::vector<VariantFile> variantFiles() {
                      {{"document_mask_causal", "causal GQA", documentMaskAttention(a)},
                       {"document_mask_bidirectional", "not causal", documentMaskAttention(b)}}});
   }
+  {
+    // Blocks of 64 x 128 are multiples of the default tiles (the map is read once per tile,
+    // proven at compile time); 48 x 80 are not (checked per tile at run time, per element
+    // where a tile straddles two blocks).
+    auto a = sized<VariantOptions>(4, 2, 64, DType::BF16, true);
+    auto b = sized<VariantOptions>(2, 2, 32, DType::F16, true);
+    files.push_back({"block_sparse.mlir",
+                     "blockSparseAttention",
+                     {{"block_sparse_64x128", "blocks of 64 x 128, GQA",
+                       blockSparseAttention(a, 64, 128, /*causal=*/false)},
+                      {"block_sparse_causal_48x80", "causal, blocks of 48 x 80, f16",
+                       blockSparseAttention(b, 48, 80, /*causal=*/true)}}});
+  }
+  {
+    auto a = sized<VariantOptions>(4, 2, 64, DType::BF16, false);
+    auto b = sized<VariantOptions>(2, 2, 32, DType::F16, false);
+    files.push_back({"differential.mlir",
+                     "differentialAttention",
+                     {{"differential_causal", "causal GQA", differentialAttention(a, true)},
+                      {"differential_full", "not causal, f16", differentialAttention(b, false)}}});
+  }
   return files;
 }
 
 /// The text of one file: a header, then each function.
-template <class File> std::string generate(const File &file, std::string &error) {
+std::string generate(const VariantFile &file, std::string &error) {
   std::string text;
   llvm::raw_string_ostream os(text);
   os << "// Generated from metaattn::frontend::" << file.factory
@@ -242,7 +262,7 @@ template <class File> std::string generate(const File &file, std::string &error)
         "--gtest_filter='VariantFiles*'.\n";
   for (const auto &f : file.functions) {
     MLIRContext ctx;
-    auto module = f.builder.build(ctx, f.name, error);
+    auto module = f.build(ctx, f.name, error);
     if (failed(module)) {
       error = f.name + ": " + error;
       return "";
@@ -265,10 +285,10 @@ std::string readFile(const std::string &path) {
 }
 
 /// Compares each file with what its factories build (or rewrites it when asked).
-template <class File> void checkFiles(const std::vector<File> &files) {
+void checkFiles(const std::vector<VariantFile> &files) {
   const char *update = std::getenv("METAATTN_UPDATE_VARIANTS");
   bool write = update && std::string(update) == "1";
-  for (const File &file : files) {
+  for (const VariantFile &file : files) {
     std::string error;
     std::string text = generate(file, error);
     ASSERT_TRUE(error.empty()) << file.file << ": " << error;

@@ -230,6 +230,54 @@ TEST(VariantsTest, DocumentMask) {
   EXPECT_FALSE(hasOp(bidir.op.getMask(), "arith.andi"));
 }
 
+TEST(VariantsTest, BlockSparse) {
+  VariantOptions o;
+  o.numHeads = 4;
+  Built b;
+  ASSERT_NO_FATAL_FAILURE(buildOk(blockSparseAttention(o, 64, 128, /*causal=*/false), b));
+  EXPECT_EQ(inputDims(b.op), (Names{"b,h,q/64,kv/128"}));
+  EXPECT_TRUE(contains(b.text, "tensor<?x4x?x?xi32>")) << b.text;
+  EXPECT_TRUE(hasOp(b.op.getMask(), "arith.cmpi"));
+  EXPECT_FALSE(hasOp(b.op.getMask(), "arith.andi"));
+  Built causalBuilt;
+  ASSERT_NO_FATAL_FAILURE(buildOk(blockSparseAttention(o, 96, 96, /*causal=*/true), causalBuilt));
+  EXPECT_EQ(inputDims(causalBuilt.op), (Names{"b,h,q/96,kv/96"}));
+  EXPECT_TRUE(hasOp(causalBuilt.op.getMask(), "arith.andi"));
+}
+
+TEST(VariantsTest, Differential) {
+  VariantOptions o;
+  o.numHeads = 4;
+  o.numKvHeads = 2;
+  MLIRContext ctx;
+  std::string error;
+  auto module = differentialAttention(o, /*causal=*/true).build(ctx, "diff", error);
+  ASSERT_TRUE(succeeded(module)) << error;
+  auto func = *(*module)->getOps<func::FuncOp>().begin();
+  // q1, k1, q2, k2, v, lambda -> o.
+  ASSERT_EQ(func.getNumArguments(), 6u);
+  EXPECT_EQ(func.getArgument(5).getType(), RankedTensorType::get({4}, Float32Type::get(&ctx)));
+  SmallVector<attn::AttentionOp> attentions(func.getOps<attn::AttentionOp>());
+  ASSERT_EQ(attentions.size(), 2u);
+  for (attn::AttentionOp a : attentions) {
+    EXPECT_TRUE(cast<RankedTensorType>(a.getOutput().getType()).getElementType().isF32());
+    EXPECT_TRUE(hasOp(a.getMask(), "arith.cmpi"));
+  }
+  // Both read v (argument 4); the second reads q2 and k2.
+  EXPECT_EQ(attentions[0].getV(), func.getArgument(4));
+  EXPECT_EQ(attentions[1].getV(), func.getArgument(4));
+  EXPECT_EQ(attentions[1].getQ(), func.getArgument(2));
+  auto combine = *func.getOps<attn::CombineOp>().begin();
+  EXPECT_EQ(combine.getValues()[0], attentions[0].getOutput());
+  EXPECT_EQ(combine.getValues()[1], attentions[1].getOutput());
+  EXPECT_EQ(opNames(combine.getCombiner()), (Names{"arith.mulf", "arith.subf", "attn.yield"}));
+  EXPECT_TRUE(cast<RankedTensorType>(combine.getOutput().getType()).getElementType().isBF16());
+  auto full = differentialAttention(o, /*causal=*/false).build(ctx, "full", error);
+  ASSERT_TRUE(succeeded(full)) << error;
+  auto fullFunc = *(*full)->getOps<func::FuncOp>().begin();
+  EXPECT_FALSE(hasOp((*fullFunc.getOps<attn::AttentionOp>().begin()).getMask(), "arith.cmpi"));
+}
+
 TEST(VariantsTest, ScaleDefaultsToInverseSqrtD) {
   SoftcapOptions o;
   o.headDim = 16;
@@ -294,6 +342,23 @@ TEST(VariantsValidationTest, OptionErrors) {
   SinkOptions sink;
   sink.scale = std::nan("");
   EXPECT_EQ(buildError(sinkAttention(sink)), "sink attention: scale must be finite, got nan");
+
+  VariantOptions shared;
+  MLIRContext ctx;
+  std::string error;
+  VariantOptions lse;
+  lse.withLse = true;
+  EXPECT_TRUE(failed(differentialAttention(lse, true).build(ctx, "d", error)));
+  EXPECT_EQ(error, "attention #0: differential attention: withLse is not supported (the result "
+                   "is a difference of two softmaxes)");
+  VariantOptions badScale;
+  badScale.scale = std::nan("");
+  EXPECT_TRUE(failed(differentialAttention(badScale, false).build(ctx, "d", error)));
+  EXPECT_EQ(error, "attention #0: differential attention: scale must be finite, got nan");
+  EXPECT_EQ(buildError(blockSparseAttention(shared, 0, 64, false)),
+            "block-sparse attention: blockQ must be >= 1, got 0");
+  EXPECT_EQ(buildError(blockSparseAttention(shared, 64, -2, true)),
+            "block-sparse attention: blockKv must be >= 1, got -2");
 }
 
 TEST(VariantsValidationTest, SharedSizeErrors) {

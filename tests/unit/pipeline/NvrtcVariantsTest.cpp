@@ -1,10 +1,12 @@
 //===- NvrtcVariantsTest.cpp - every library variant through NVRTC -----------===//
 //
 // Lowers every function of frontend/variants/*.mlir to CUDA, compiles it with NVRTC for
-// sm_90a and checks the PTX for the tensor-core and async-copy instructions.
+// sm_90a and checks the PTX for the tensor-core and async-copy instructions (attention
+// kernels) or global loads and stores (the kernels of attn.combine).
 //
 //===----------------------------------------------------------------------===//
 
+#include "metaattn/Dialect/Attn/IR/AttnOps.h"
 #include "metaattn/Pipeline/Pipeline.h"
 #include "metaattn/Runtime/Compiler.h"
 #include "metaattn/Runtime/Nvrtc.h"
@@ -45,6 +47,9 @@ TEST_P(NvrtcVariants, EveryFunctionCompilesForSm90a) {
   mlir::MLIRContext ctx(registry);
   auto module = mlir::parseSourceString<mlir::ModuleOp>(text.str(), &ctx);
   ASSERT_TRUE(module) << GetParam();
+  size_t attentionOps = 0, attentionKernels = 0;
+  module->walk([&](attn::AttentionOp) { ++attentionOps; });
+  module->walk([&](attn::RecurrentOp) { ++attentionOps; }); // one chunked kernel each
   auto lowered = lowerToCuda(*module, {});
   ASSERT_TRUE(lowered.ok()) << lowered.status().message();
   ASSERT_FALSE(lowered->empty());
@@ -55,9 +60,20 @@ TEST_P(NvrtcVariants, EveryFunctionCompilesForSm90a) {
     options.wantCubin = false;
     auto compiled = rt::compileCuda(kernel.cudaSource, kernel.name + ".cu", options);
     ASSERT_TRUE(compiled.ok()) << kernel.name << ": " << compiled.status().message();
+    if (kernel.cudaSource.find("// tile.gemm") == std::string::npos) {
+      // An element-wise combination of attention outputs (attn.combine): global loads and
+      // stores only.
+      EXPECT_NE(compiled->ptx.find("ld.global"), std::string::npos) << kernel.name;
+      EXPECT_NE(compiled->ptx.find("st.global"), std::string::npos) << kernel.name;
+      EXPECT_EQ(compiled->ptx.find("mma.sync"), std::string::npos) << kernel.name;
+      continue;
+    }
+    ++attentionKernels;
     EXPECT_NE(compiled->ptx.find("mma.sync.aligned.m16n8k16"), std::string::npos) << kernel.name;
     EXPECT_NE(compiled->ptx.find("cp.async.cg.shared.global"), std::string::npos) << kernel.name;
   }
+  // Every function has its attention kernels (one per attn.attention or attn.recurrent).
+  EXPECT_EQ(attentionKernels, attentionOps) << GetParam();
 }
 
 INSTANTIATE_TEST_SUITE_P(Library, NvrtcVariants, ::testing::ValuesIn(variantFiles()),

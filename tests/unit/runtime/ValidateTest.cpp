@@ -232,6 +232,48 @@ TEST(ValidateTest, MisalignedData) {
   EXPECT_TRUE(validateHost(call).ok());
 }
 
+TEST(ValidateTest, BlockCountSymbols) {
+  // A block map [B, H, ceil(Sq/64), ceil(Skv/128)] after q and k.
+  KernelSignature signature = attentionSignature();
+  TensorParam blocks;
+  blocks.name = "input0";
+  blocks.rank = 4;
+  blocks.dtype = kInt32;
+  blocks.symbols = {"B", "H", "Sq/64", "Skv/128"};
+  signature.params.insert(signature.params.begin() + 3, blocks);
+  AttentionCall call;
+  call.tensors.insert(call.tensors.begin() + 3,
+                      std::make_unique<HostTensor>(std::vector<int64_t>{2, 8, 2, 1}, kInt32));
+  Status ok = validate(signature, call.list(), hostOptions());
+  EXPECT_TRUE(ok.ok()) << ok.message();
+  call.replace(3, {2, 8, 1, 1}, kInt32);
+  EXPECT_EQ(validate(signature, call.list(), hostOptions()).message(),
+            "tensor 'input0': dim 2 (Sq/64) is 1, expected ceil(100 / 64) = 2 from 'q'");
+  call.replace(3, {2, 8, 2, 2}, kInt32);
+  EXPECT_EQ(validate(signature, call.list(), hostOptions()).message(),
+            "tensor 'input0': dim 3 (Skv/128) is 2, expected ceil(77 / 128) = 1 from 'k'");
+  signature.params[3].symbols[2] = "Sq/0";
+  EXPECT_EQ(validate(signature, call.list(), hostOptions()).message(),
+            "invalid kernel signature for 'attn_fwd': tensor 'input0' has the symbol 'Sq/0' (a "
+            "block count must be 'NAME/N' with N a positive integer)");
+}
+
+TEST(ValidateTest, InferParamShape) {
+  // o's shape from q's (B, Sq, H) and its static value dim.
+  KernelSignature signature = attentionSignature();
+  std::vector<std::vector<int64_t>> shapes = {{2, 100, 8, 64}, {2, 77, 4, 64}, {}, {}};
+  auto o = inferParamShape(signature, 3, shapes);
+  ASSERT_TRUE(o.ok()) << o.status().message();
+  EXPECT_EQ(*o, (std::vector<int64_t>{2, 100, 8, 64}));
+  signature.params[3].symbols[1] = "Sq/64";
+  auto blocks = inferParamShape(signature, 3, shapes);
+  ASSERT_TRUE(blocks.ok()) << blocks.status().message();
+  EXPECT_EQ(*blocks, (std::vector<int64_t>{2, 2, 8, 64}));
+  signature.params[3].symbols[1] = "T";
+  EXPECT_EQ(inferParamShape(signature, 3, shapes).status().message(),
+            "kernel 'attn_fwd': dim 1 of 'o' (T) is not bound by any other tensor");
+}
+
 TEST(ValidateTest, InvalidSignatureIsReported) {
   KernelSignature signature = attentionSignature();
   signature.grid[0].dim = 7;

@@ -38,17 +38,58 @@ void registerMetaAttnPipelines();
 /// Registers every dialect the pipeline and the tools parse.
 void registerMetaAttnDialects(mlir::DialectRegistry &registry);
 
-/// One lowered kernel: its CUDA source and launch description.
+/// Where a kernel parameter's tensor lives in the function the kernel came from.
+struct ParamBinding {
+  enum Kind { Argument, Result, Temporary };
+  Kind kind = Argument;
+  unsigned index = 0;
+};
+
+/// One lowered kernel: its CUDA source and launch description, and its place in its function
+/// (one kernel per attention or combine op, launched in `step` order).
 struct LoweredKernel {
   std::string name;
   std::string cudaSource;
   rt::KernelSignature signature;
+  std::string function;
+  unsigned step = 0;
+  /// One per signature parameter.
+  std::vector<ParamBinding> bindings;
+};
+
+/// The kernels of one function in launch order, with its tensors: arguments, results and
+/// intermediates (temporaries) that the caller allocates between kernels.
+struct LoweredFunction {
+  std::string name;
+  std::vector<LoweredKernel> kernels;
+  unsigned numArguments = 0, numResults = 0, numTemporaries = 0;
+
+  /// The shape and dtype of every temporary, from the shapes of the arguments and results
+  /// (given in order) through the kernels' dimension symbols.
+  rt::StatusOr<std::vector<std::pair<std::vector<int64_t>, DLDataType>>>
+  temporaries(const std::vector<std::vector<int64_t>> &argumentShapes,
+              const std::vector<std::vector<int64_t>> &resultShapes) const;
+  /// The tensors of `kernel`'s parameters, picked from the function's tensors.
+  template <typename T>
+  std::vector<T> select(const LoweredKernel &kernel, const std::vector<T> &arguments,
+                        const std::vector<T> &results, const std::vector<T> &temps) const {
+    std::vector<T> picked;
+    for (const ParamBinding &b : kernel.bindings)
+      picked.push_back(b.kind == ParamBinding::Argument ? arguments[b.index]
+                       : b.kind == ParamBinding::Result ? results[b.index]
+                                                        : temps[b.index]);
+    return picked;
+  }
 };
 
 /// Lowers every attention function of `module` (in place) to tile kernels and prints them as
 /// CUDA. Diagnostics are collected into the returned status's message.
 rt::StatusOr<std::vector<LoweredKernel>> lowerToCuda(mlir::ModuleOp module,
                                                      const PipelineOptions &options);
+
+/// Groups lowered kernels by function, each in launch order (functions in order of their
+/// first kernel); checks that every function's bindings are complete.
+rt::StatusOr<std::vector<LoweredFunction>> groupByFunction(std::vector<LoweredKernel> kernels);
 
 /// Where the time of one kernel's just-in-time compilation went (milliseconds). The MLIR
 /// lowering and CUDA printing of a module is shared by its kernels; each reports all of it.
@@ -71,6 +112,9 @@ public:
 private:
   friend rt::StatusOr<std::vector<AttentionKernel>>
   compileAttention(mlir::ModuleOp, const PipelineOptions &, rt::Device *);
+  friend class AttentionFunction;
+  friend rt::StatusOr<std::vector<class AttentionFunction>>
+  compileAttentionFunctions(mlir::ModuleOp, const PipelineOptions &, rt::Device *);
   LoweredKernel kernel;
   std::shared_ptr<const rt::CompiledKernel> compiled;
   rt::LoadedKernel loaded;
@@ -81,6 +125,37 @@ private:
 /// memory and disk kernel cache) and loads it.
 rt::StatusOr<std::vector<AttentionKernel>>
 compileAttention(mlir::ModuleOp module, const PipelineOptions &options, rt::Device *device);
+
+/// A compiled attention function: its kernels, launched in order on the function's tensors.
+/// A function of one attention op is one kernel; differential attention is two attentions
+/// and a combine, with the attention outputs as intermediates.
+class AttentionFunction {
+public:
+  const std::string &name() const { return lowered.name; }
+  const std::vector<AttentionKernel> &kernels() const { return compiledKernels; }
+  const LoweredFunction &plan() const { return lowered; }
+
+  /// Launches every kernel on `tensors` (the function's arguments, then its results) and
+  /// `temporaries` (the intermediates, shaped by LoweredFunction::temporaries), in order on
+  /// `stream`; every tensor is checked before its kernel launches.
+  rt::Status launch(const rt::TensorList &tensors, const rt::TensorList &temporaries,
+                    CUstream stream = nullptr) const;
+  /// As above, with the intermediates allocated on `device` for this call; waits for the
+  /// device before freeing them.
+  rt::Status run(const rt::TensorList &tensors, rt::Device *device,
+                 CUstream stream = nullptr) const;
+
+private:
+  friend rt::StatusOr<std::vector<AttentionFunction>>
+  compileAttentionFunctions(mlir::ModuleOp, const PipelineOptions &, rt::Device *);
+  LoweredFunction lowered;
+  std::vector<AttentionKernel> compiledKernels;
+};
+
+/// Lowers and compiles `module` like compileAttention, grouped by function.
+rt::StatusOr<std::vector<AttentionFunction>>
+compileAttentionFunctions(mlir::ModuleOp module, const PipelineOptions &options,
+                          rt::Device *device);
 
 } // namespace metaattn
 

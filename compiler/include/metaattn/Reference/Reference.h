@@ -43,6 +43,20 @@ mlir::LogicalResult evaluateRecurrent(attn::RecurrentOp op,
                                       HostTensor &output, HostTensor *finalState,
                                       std::string &error);
 
+/// Evaluates an attn.combine: `output[b, q, h, d]` is the combiner region of the operands'
+/// elements there (as doubles), the indices and the custom inputs. `operands` are the combined
+/// tensors, then one per custom input; `output` is allocated like evaluateAttention's.
+mlir::LogicalResult evaluateCombine(attn::CombineOp op, llvm::ArrayRef<const HostTensor *> operands,
+                                    HostTensor &output, std::string &error);
+
+/// Evaluates a function whose body is attn.attention and attn.combine ops and a return, op
+/// by op: `arguments` are the function's arguments; `results` receives one f32 tensor per
+/// function result. Intermediates are f32 whatever their declared type, so the oracle keeps
+/// its precision between ops.
+mlir::LogicalResult evaluateFunction(mlir::Operation *function,
+                                     llvm::ArrayRef<const HostTensor *> arguments,
+                                     std::vector<HostTensor> &results, std::string &error);
+
 } // namespace metaattn
 
 #endif // METAATTN_REFERENCE_REFERENCE_H

@@ -58,7 +58,7 @@ private:
       std::string error;
       auto dims = parseInputDims(cast<StringAttr>(attr).getValue(), error);
       ValueClass cls;
-      cls.perElement = dims && llvm::is_contained(*dims, InputDim::KV);
+      cls.perElement = dims && hasInputDim(*dims, InputDim::KV);
       plan.classes[block.getArgument(1 + kNumIndexArgs + i)] = cls;
     }
   }

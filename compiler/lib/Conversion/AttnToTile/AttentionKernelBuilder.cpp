@@ -81,14 +81,21 @@ private:
       std::string error;
       auto dims = *attn::parseInputDims(cast<StringAttr>(attr).getValue(), error);
       Type elt = cast<RankedTensorType>(op.getInputs()[i].getType()).getElementType();
-      if (!kv && llvm::is_contained(dims, InputDim::KV)) {
+      if (!kv && attn::hasInputDim(dims, InputDim::KV)) {
         values.push_back(b.create<arith::ConstantOp>(loc, b.getZeroAttr(elt)));
         continue;
       }
       SmallVector<Value> indices;
-      for (InputDim d : dims)
-        indices.push_back(d == InputDim::B ? batch : d == InputDim::H ? head
-                          : d == InputDim::Q ? q : kv);
+      for (attn::InputAxis a : dims) {
+        Value index = a.dim == InputDim::B   ? batch
+                      : a.dim == InputDim::H ? head
+                      : a.dim == InputDim::Q ? q
+                                             : kv;
+        // A block index: floor(index / N) (indices are non-negative).
+        if (a.isBlock())
+          index = b.create<arith::DivUIOp>(loc, index, idx(a.divisor));
+        indices.push_back(index);
+      }
       values.push_back(b.create<ReadOp>(loc, elt, inputParams[i], indices));
     }
     return values;
@@ -187,7 +194,16 @@ void KernelBuilder::buildLoopBody(Value j) {
   Value kvLast = add(minI(add(kv0, idx(bn)), seqKv), idx(-1));
   IndexInterval box[] = {{batch, batch}, {head, head}, {q0, qLast},
                          {kv0, kvLast}, {seqQ, seqQ},  {seqKv, seqKv}};
-  BoolInterval cls = classifyMaskOverBox(b, loc, op.getMask(), box);
+  // Custom inputs constant over the box (block-sparse maps) are read once for it.
+  SmallVector<BoxInput> boxInputs;
+  for (auto [i, attr] : llvm::enumerate(op.getInputDims())) {
+    std::string error;
+    auto dims = *attn::parseInputDims(cast<StringAttr>(attr).getValue(), error);
+    Type inputElt = cast<RankedTensorType>(op.getInputs()[i].getType()).getElementType();
+    boxInputs.push_back({inputParams[i], inputElt, std::move(dims)});
+  }
+  BoolInterval cls =
+      classifyMaskOverBox(b, loc, op.getMask(), box, boxInputs, BoxTiling{cfg.blockM, bn});
   Value yes = b.create<arith::ConstantIntOp>(loc, b.getI1Type(), 1);
   Value inBounds =
       b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::sle, add(kv0, idx(bn)), seqKv);
@@ -369,16 +385,24 @@ FailureOr<KernelOp> KernelBuilder::build(StringRef name) {
                                    b.getDenseI64ArrayAttr(grid), cfg.warps * 32);
   // Names, dimension symbols and outputs for the runtime's launch checks.
   {
-    SmallVector<std::pair<std::string, SmallVector<StringRef>>> described = {
-        {"q", {"B", "Sq", "H", "D"}}, {"k", {"B", "Skv", "Hkv", "D"}},
+    SmallVector<std::pair<std::string, SmallVector<std::string>>> described = {
+        {"q", {"B", "Sq", "H", "D"}},
+        {"k", {"B", "Skv", "Hkv", "D"}},
         {"v", {"B", "Skv", "Hkv", "Dv"}}};
     for (auto [i, attr] : llvm::enumerate(op.getInputDims())) {
       std::string error;
-      SmallVector<StringRef> symbols;
+      SmallVector<std::string> symbols;
       auto dims = attn::parseInputDims(cast<StringAttr>(attr).getValue(), error);
-      for (InputDim d : *dims)
-        symbols.push_back(d == InputDim::B ? "B" : d == InputDim::H ? "H"
-                          : d == InputDim::Q ? "Sq" : "Skv");
+      for (attn::InputAxis a : *dims) {
+        std::string symbol = a.dim == InputDim::B   ? "B"
+                             : a.dim == InputDim::H ? "H"
+                             : a.dim == InputDim::Q ? "Sq"
+                                                    : "Skv";
+        // A block index has ceil(S / N) entries: the runtime checks "Sq/64" as that.
+        if (a.isBlock())
+          symbol += "/" + std::to_string(a.divisor);
+        symbols.push_back(symbol);
+      }
       described.push_back({"input" + std::to_string(i), symbols});
     }
     described.push_back({"o", {"B", "Sq", "H", "Dv"}});
@@ -388,7 +412,7 @@ FailureOr<KernelOp> KernelBuilder::build(StringRef name) {
     for (auto [i, entry] : llvm::enumerate(described)) {
       kernel.setArgAttr(i, "tile.name", b.getStringAttr(entry.first));
       SmallVector<Attribute> dims;
-      for (StringRef s : entry.second)
+      for (const std::string &s : entry.second)
         dims.push_back(b.getStringAttr(s));
       symbolAttrs.push_back(b.getArrayAttr(dims));
     }

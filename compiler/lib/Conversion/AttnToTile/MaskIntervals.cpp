@@ -1,6 +1,8 @@
 //===- MaskIntervals.cpp - classify tiles by interval arithmetic ------------===//
 #include "MaskIntervals.h"
 
+#include "metaattn/Dialect/Tile/IR/TileOps.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Matchers.h"
 #include "llvm/ADT/DenseMap.h"
@@ -14,11 +16,20 @@ class IntervalEmitter {
 public:
   IntervalEmitter(OpBuilder &b, Location loc) : b(b), loc(loc) {}
 
-  BoolInterval run(Region &mask, ArrayRef<IndexInterval> indexArgs) {
+  BoolInterval run(Region &mask, ArrayRef<IndexInterval> indexArgs, ArrayRef<BoxInput> inputs,
+                   BoxTiling tiling) {
     Block &block = mask.front();
     for (auto [i, arg] : llvm::enumerate(block.getArguments()))
       if (i < indexArgs.size())
         ints[arg] = indexArgs[i];
+    unsigned firstInput = attn::kNumIndexArgs;
+    for (auto [i, input] : llvm::enumerate(inputs)) {
+      unsigned argNo = firstInput + i;
+      if (argNo < block.getNumArguments() && !block.getArgument(argNo).use_empty() &&
+          indexArgs.size() >= attn::kNumIndexArgs)
+        if (IndexInterval value = readOncePerBox(input, indexArgs, tiling); value.known())
+          ints[block.getArgument(argNo)] = value;
+    }
     for (Operation &op : block.without_terminator())
       visit(&op);
     Value result = block.getTerminator()->getOperand(0);
@@ -26,6 +37,55 @@ public:
   }
 
 private:
+  /// The value of `input` as an exact interval when its indices are constant over the box
+  /// (see classifyMaskOverBox); unknown otherwise.
+  IndexInterval readOncePerBox(const BoxInput &input, ArrayRef<IndexInterval> box,
+                               BoxTiling tiling) {
+    if (!input.elementType.isSignlessInteger())
+      return {};
+    SmallVector<Value> indices;
+    Value valid;
+    for (const attn::InputAxis &axis : input.axes) {
+      bool isQ = axis.dim == attn::InputDim::Q;
+      const IndexInterval &range =
+          box[static_cast<unsigned>(axis.dim == attn::InputDim::B   ? attn::IndexArg::B
+                                    : axis.dim == attn::InputDim::H ? attn::IndexArg::H
+                                    : isQ                           ? attn::IndexArg::Q
+                                                                    : attn::IndexArg::KV)];
+      if (!range.known())
+        return {};
+      if (range.lo == range.hi) { // b and h: one value per box
+        indices.push_back(range.lo);
+        continue;
+      }
+      if (!axis.isBlock())
+        return {}; // a plain q or kv axis varies over the box
+      Value n = b.create<arith::ConstantIndexOp>(loc, axis.divisor);
+      Value first = b.create<arith::DivUIOp>(loc, range.lo, n);
+      indices.push_back(first);
+      // One block when N is a multiple of the aligned tile the range lies in; else check.
+      int64_t tile = isQ ? tiling.qTile : tiling.kvTile;
+      if (tile > 0 && axis.divisor % tile == 0)
+        continue;
+      Value last = b.create<arith::DivUIOp>(loc, range.hi, n);
+      Value same = cmp(arith::CmpIPredicate::eq, first, last);
+      valid = valid ? land(valid, same) : same;
+    }
+    Value v = b.create<tile::ReadOp>(loc, input.elementType, input.tensor, indices);
+    return {v, v, valid};
+  }
+
+  /// The conjunction of two validity flags (null: always valid).
+  Value bothValid(Value x, Value y) {
+    if (!x || !y)
+      return x ? x : y;
+    return land(x, y);
+  }
+  IndexInterval withValid(IndexInterval r, Value valid) {
+    r.valid = valid;
+    return r;
+  }
+
   Value constBool(bool v) { return b.create<arith::ConstantIntOp>(loc, b.getI1Type(), v); }
   Value cmp(arith::CmpIPredicate p, Value x, Value y) {
     return b.create<arith::CmpIOp>(loc, p, x, y);
@@ -62,16 +122,28 @@ private:
       return {v, v};
     }
     if (auto cast = dyn_cast<IndexCastOp>(op)) {
+      // Widening to index sign-extends: monotone.
       IndexInterval in = intOf(cast.getIn());
       if (!in.known() || !cast.getType().isIndex())
         return {};
-      return in;
+      if (cast.getIn().getType().isIndex())
+        return in;
+      Type index = b.getIndexType();
+      return {b.create<IndexCastOp>(loc, index, in.lo), b.create<IndexCastOp>(loc, index, in.hi),
+              in.valid};
     }
     if (op->getNumOperands() != 2)
       return {};
     IndexInterval x = intOf(op->getOperand(0)), y = intOf(op->getOperand(1));
     if (!x.known() || !y.known())
       return {};
+    Value valid = bothValid(x.valid, y.valid);
+    IndexInterval r = visitBinary(op, x, y);
+    return r.known() ? withValid(r, valid) : IndexInterval();
+  }
+
+  IndexInterval visitBinary(Operation *op, IndexInterval x, IndexInterval y) {
+    using namespace arith;
     // The constant operand, rematerialised outside the mask region (y.lo is its clone).
     Value o0 = y.lo;
     if (isa<AddIOp>(op))
@@ -138,27 +210,40 @@ private:
       IndexInterval x = intOf(cmpOp.getLhs()), y = intOf(cmpOp.getRhs());
       if (!x.known() || !y.known())
         return unknownBool();
-      using P = CmpIPredicate;
-      auto le = [&](Value a, Value bb) { return cmp(P::sle, a, bb); };
-      auto lt = [&](Value a, Value bb) { return cmp(P::slt, a, bb); };
-      switch (cmpOp.getPredicate()) {
-      case P::sle: return {le(x.hi, y.lo), lt(y.hi, x.lo)};
-      case P::slt: return {lt(x.hi, y.lo), le(y.hi, x.lo)};
-      case P::sge: return {le(y.hi, x.lo), lt(x.hi, y.lo)};
-      case P::sgt: return {lt(y.hi, x.lo), le(x.hi, y.lo)};
-      case P::eq:
-      case P::ne: {
-        Value single = land(land(cmp(P::eq, x.lo, x.hi), cmp(P::eq, y.lo, y.hi)),
-                            cmp(P::eq, x.lo, y.lo));
-        Value disjoint = lor(lt(x.hi, y.lo), lt(y.hi, x.lo));
-        if (cmpOp.getPredicate() == P::eq)
-          return {single, disjoint};
-        return {disjoint, single};
-      }
-      default: return unknownBool(); // unsigned: values may be negative
-      }
+      BoolInterval r = compare(cmpOp.getPredicate(), x, y);
+      // Bounds that hold only where `valid` is true decide nothing elsewhere.
+      if (Value valid = bothValid(x.valid, y.valid))
+        return {land(valid, r.mustTrue), land(valid, r.mustFalse)};
+      return r;
     }
     return unknownBool();
+  }
+
+  BoolInterval compare(arith::CmpIPredicate predicate, IndexInterval x, IndexInterval y) {
+    using P = arith::CmpIPredicate;
+    auto le = [&](Value a, Value bb) { return cmp(P::sle, a, bb); };
+    auto lt = [&](Value a, Value bb) { return cmp(P::slt, a, bb); };
+    switch (predicate) {
+    case P::sle:
+      return {le(x.hi, y.lo), lt(y.hi, x.lo)};
+    case P::slt:
+      return {lt(x.hi, y.lo), le(y.hi, x.lo)};
+    case P::sge:
+      return {le(y.hi, x.lo), lt(x.hi, y.lo)};
+    case P::sgt:
+      return {lt(y.hi, x.lo), le(x.hi, y.lo)};
+    case P::eq:
+    case P::ne: {
+      Value single =
+          land(land(cmp(P::eq, x.lo, x.hi), cmp(P::eq, y.lo, y.hi)), cmp(P::eq, x.lo, y.lo));
+      Value disjoint = lor(lt(x.hi, y.lo), lt(y.hi, x.lo));
+      if (predicate == P::eq)
+        return {single, disjoint};
+      return {disjoint, single};
+    }
+    default:
+      return unknownBool(); // unsigned: values may be negative
+    }
   }
 
   OpBuilder &b;
@@ -170,6 +255,7 @@ private:
 } // namespace
 
 BoolInterval metaattn::classifyMaskOverBox(OpBuilder &b, Location loc, Region &mask,
-                                           ArrayRef<IndexInterval> indexArgs) {
-  return IntervalEmitter(b, loc).run(mask, indexArgs);
+                                           ArrayRef<IndexInterval> indexArgs,
+                                           ArrayRef<BoxInput> inputs, BoxTiling tiling) {
+  return IntervalEmitter(b, loc).run(mask, indexArgs, inputs, tiling);
 }

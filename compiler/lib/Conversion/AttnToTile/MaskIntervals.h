@@ -9,15 +9,34 @@
 #ifndef METAATTN_LIB_CONVERSION_ATTNTOTILE_MASKINTERVALS_H
 #define METAATTN_LIB_CONVERSION_ATTNTOTILE_MASKINTERVALS_H
 
+#include "metaattn/Dialect/Attn/IR/AttnOps.h"
+
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Region.h"
 
 namespace metaattn {
 
-/// An integer interval [lo, hi] of index values; both null when unknown.
+/// An integer interval [lo, hi] of index values; both null when unknown. When `valid` (an
+/// i1) is set, the bounds hold only where it is true: conclusions drawn from them are
+/// conjoined with it (a value read once per box is exact only when the box lies in one block).
 struct IndexInterval {
   mlir::Value lo, hi;
+  mlir::Value valid;
   bool known() const { return lo && hi; }
+};
+
+/// A custom input of the mask, as a kernel parameter: `tensor` is read with one index per
+/// axis of `axes` (see attn::InputAxis).
+struct BoxInput {
+  mlir::Value tensor;
+  mlir::Type elementType;
+  llvm::SmallVector<attn::InputAxis> axes;
+};
+
+/// How the box's q and kv ranges sit: each lies inside one aligned tile of `qTile` (`kvTile`)
+/// positions (its lower bound a multiple of it); 0 when nothing is known.
+struct BoxTiling {
+  int64_t qTile = 0, kvTile = 0;
 };
 
 /// What is known of a boolean on a whole box: `mustTrue` / `mustFalse` (i1 values).
@@ -26,11 +45,19 @@ struct BoolInterval {
 };
 
 /// Classifies the mask region (arguments b, h, q, kv, sq, skv, custom inputs...) over the box
-/// given by `indexArgs` (one interval per index argument; custom inputs are unknown). Ops the
-/// analysis does not model make their results unknown, which can only make the answer
-/// "neither", never wrong.
+/// given by `indexArgs` (one interval per index argument). Ops the analysis does not model
+/// make their results unknown, which can only make the answer "neither", never wrong.
+///
+/// A custom integer input whose indices are constant over the box (every axis is b, h, or a
+/// block index q/N or kv/N that meets one block of the box) is read once, with a tile.read at
+/// the box's lower corner, and its value is an exact interval — so a block-sparse map skips
+/// or unmasks whole tiles. Whether the box meets one block is known at compile time when N is
+/// a multiple of the aligned tile in `tiling`, else checked at run time (the value is then
+/// valid only when it holds). Inputs with a plain q or kv axis, float inputs, or an empty
+/// `inputs` stay unknown.
 BoolInterval classifyMaskOverBox(mlir::OpBuilder &b, mlir::Location loc, mlir::Region &mask,
-                                 llvm::ArrayRef<IndexInterval> indexArgs);
+                                 llvm::ArrayRef<IndexInterval> indexArgs,
+                                 llvm::ArrayRef<BoxInput> inputs = {}, BoxTiling tiling = {});
 
 } // namespace metaattn
 

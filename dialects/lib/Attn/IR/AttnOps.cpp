@@ -65,16 +65,49 @@ std::optional<SmallVector<unsigned>> verify::parseDimList(StringRef spec,
   return result;
 }
 
-std::optional<SmallVector<InputDim>> metaattn::attn::parseInputDims(StringRef spec,
-                                                                    std::string &error) {
+std::optional<SmallVector<InputAxis>> metaattn::attn::parseInputDims(StringRef spec,
+                                                                     std::string &error) {
   static const StringRef names[] = {"b", "h", "q", "kv"};
-  auto positions = parseDimList(spec, names, error);
-  if (!positions)
+  // Split off the block divisors ("q/64"), then check the names' order.
+  SmallVector<StringRef> parts;
+  if (!spec.trim().empty())
+    spec.split(parts, ',');
+  SmallVector<int64_t> divisors;
+  std::string namesOnly;
+  for (StringRef part : parts) {
+    auto [name, divisorText] = part.trim().split('/');
+    name = name.trim();
+    int64_t divisor = 1;
+    if (part.contains('/')) {
+      divisorText = divisorText.trim();
+      if (divisorText.getAsInteger(10, divisor) || divisor <= 0) {
+        error = ("block divisor in '" + part.trim() + "' must be a positive integer").str();
+        return std::nullopt;
+      }
+      if (name != "q" && name != "kv") {
+        error = ("only q and kv can be divided into blocks, found '" + part.trim() + "'").str();
+        return std::nullopt;
+      }
+    }
+    divisors.push_back(divisor);
+    namesOnly += (namesOnly.empty() ? "" : ",") + name.str();
+  }
+  auto positions = parseDimList(namesOnly, names, error);
+  if (!positions) {
+    // Quote the entry as written, divisors included.
+    size_t at = error.find("'" + namesOnly + "'");
+    if (at != std::string::npos)
+      error.replace(at, namesOnly.size() + 2, ("'" + spec.trim() + "'").str());
     return std::nullopt;
-  SmallVector<InputDim> dims;
-  for (unsigned p : *positions)
-    dims.push_back(static_cast<InputDim>(p));
+  }
+  SmallVector<InputAxis> dims;
+  for (auto [p, divisor] : llvm::zip(*positions, divisors))
+    dims.push_back({static_cast<InputDim>(p), divisor});
   return dims;
+}
+
+bool metaattn::attn::hasInputDim(ArrayRef<InputAxis> axes, InputDim dim) {
+  return llvm::any_of(axes, [&](const InputAxis &a) { return a.dim == dim; });
 }
 
 LogicalResult verify::verifyRegionSignature(Operation *op, Region &region, StringRef name,
@@ -147,10 +180,17 @@ LogicalResult verifyParallelShapes(Operation *op, Value q, Value k, Value v, Val
       failed(verifyDim(op, "v", vt, 1, seqKv, "kv length")))
     return failure();
 
+  // The output has q's element type, or f32 (an intermediate kept at full precision).
   auto ot = cast<RankedTensorType>(output.getType());
-  if (ot.getRank() != 4 || ot.getElementType() != qt.getElementType())
-    return op->emitOpError() << "output must be [batch, seq_q, heads, value dim] of "
-                             << qt.getElementType() << ", found " << ot;
+  Type outElt = ot.getElementType();
+  if (ot.getRank() != 4 || (outElt != qt.getElementType() && !outElt.isF32())) {
+    InFlightDiagnostic diag = op->emitOpError()
+                              << "output must be [batch, seq_q, heads, value dim] of "
+                              << qt.getElementType();
+    if (!qt.getElementType().isF32())
+      diag << " or 'f32'";
+    return diag << ", found " << ot;
+  }
   if (failed(verifyDim(op, "output", ot, 0, batch, "batch")) ||
       failed(verifyDim(op, "output", ot, 1, seqQ, "query length")) ||
       failed(verifyDim(op, "output", ot, 2, heads, "heads")) ||
@@ -184,14 +224,21 @@ LogicalResult verifyParallelShapes(Operation *op, Value q, Value k, Value v, Val
                                << ", found " << it;
     if (!it.getElementType().isIntOrIndexOrFloat())
       return op->emitOpError() << "custom input #" << i << " must have a scalar element type";
-    for (auto [d, kind] : llvm::enumerate(*dims)) {
+    for (auto [d, axis] : llvm::enumerate(*dims)) {
       int64_t expected = ShapedType::kDynamic;
-      StringRef what;
-      switch (kind) {
+      std::string what;
+      switch (axis.dim) {
       case InputDim::B: expected = batch; what = "batch"; break;
       case InputDim::H: expected = heads; what = "heads"; break;
       case InputDim::Q: expected = seqQ; what = "query length"; break;
       case InputDim::KV: expected = seqKv; what = "kv length"; break;
+      }
+      if (axis.isBlock()) {
+        // A block index: ceil(length / N) entries.
+        what = "blocks of " + std::to_string(axis.divisor) + ": ceil(" + what + " / " +
+               std::to_string(axis.divisor) + ")";
+        if (!ShapedType::isDynamic(expected))
+          expected = blockCount(expected, axis.divisor);
       }
       std::string name = "custom input #" + std::to_string(i);
       if (failed(verifyDim(op, name, it, d, expected, what)))
@@ -311,7 +358,7 @@ LogicalResult OnlineAttentionOp::verify() {
   for (auto [i, attr] : llvm::enumerate(getInputDims())) {
     std::string error;
     auto dims = parseInputDims(cast<StringAttr>(attr).getValue(), error);
-    if (dims && llvm::is_contained(*dims, InputDim::KV) &&
+    if (dims && hasInputDim(*dims, InputDim::KV) &&
         !fin.getArgument(numAcc + 1 + kNumIndexArgs + i).use_empty())
       return emitOpError() << "'finalize' region must not use custom input #" << i
                            << ", which varies over kv";

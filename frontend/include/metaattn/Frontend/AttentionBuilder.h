@@ -26,6 +26,7 @@
 #include "llvm/ADT/StringRef.h"
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -38,6 +39,20 @@ namespace metaattn::frontend {
 
 /// An axis a custom input may vary over; an input's dims are an ordered subset of B, H, Q, KV.
 enum class Dim { B, H, Q, KV };
+
+/// One dimension of a custom input: an axis (`Dim::Q`), or a block index of Q or KV
+/// (`blocksOf(Dim::Q, 64)`: the input is indexed by `floor(q / 64)`, and that dimension has
+/// `ceil(Sq / 64)` entries). Converts implicitly from Dim, so `{Dim::B, Dim::Q}` still works.
+struct InputAxis {
+  InputAxis(Dim dim) : dim(dim) {}
+  InputAxis(Dim dim, int64_t block) : dim(dim), block(block) {}
+  Dim dim;
+  /// Positions per block; 1 for a plain axis.
+  int64_t block = 1;
+};
+
+/// The block index `floor(i / size)` of axis `dim` (Q or KV).
+inline InputAxis blocksOf(Dim dim, int64_t size) { return InputAxis(dim, size); }
 
 struct Indices;
 
@@ -150,11 +165,15 @@ public:
   AttentionBuilder &mask(MaskFn fn);
   /// Row normaliser; default softmax.
   AttentionBuilder &normalizer(Normalizer norm);
+  /// Element type of the output: that of q, k and v (the default) or f32 (full precision,
+  /// e.g. for an attention whose output is combined with another's).
+  AttentionBuilder &outputType(DType type);
   /// Whether the function also returns the row statistic (log-sum-exp), [batch, H, seq_q] f32.
   AttentionBuilder &withLse(bool enable = true);
-  /// Declares a custom input tensor of `type` over `dims` (an ordered subset of B, H, Q, KV;
-  /// empty for a scalar). Float inputs appear in regions as f32, integer inputs as index.
-  Input addInput(std::string name, DType type, std::vector<Dim> dims);
+  /// Declares a custom input tensor of `type` over `dims` (an ordered subset of B, H, Q, KV,
+  /// where Q and KV may be block indices, see InputAxis; empty for a scalar). Float inputs
+  /// appear in regions as f32, integer inputs as index.
+  Input addInput(std::string name, DType type, std::vector<InputAxis> dims);
 
   /// Emits the module; on failure returns failure() with `error` saying what is wrong. The
   /// attn, func, arith and math dialects are loaded into `ctx`.
@@ -165,13 +184,14 @@ private:
   struct InputDecl {
     std::string name;
     DType type;
-    std::vector<Dim> dims;
+    std::vector<InputAxis> dims;
   };
   std::string validate() const;
 
   uint64_t id;
   int64_t numHeads = 1, numKvHeads = 1, headDim = 64, valueDim = 64;
   DType elementType = DType::BF16;
+  std::optional<DType> outputElementType;
   ScoreFn score;
   MaskFn maskFn;
   Normalizer norm;

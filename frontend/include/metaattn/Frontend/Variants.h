@@ -10,6 +10,7 @@
 #define METAATTN_FRONTEND_VARIANTS_H
 
 #include "metaattn/Frontend/AttentionBuilder.h"
+#include "metaattn/Frontend/CombinedAttentionBuilder.h"
 
 #include <optional>
 
@@ -200,6 +201,24 @@ struct DocumentMaskOptions : VariantOptions {
 /// `doc_q == doc_kv && kv <= q + off` (the second term only when causal). A row whose keys all
 /// belong to other documents yields 0 and a log-sum-exp of -inf.
 AttentionBuilder documentMaskAttention(const DocumentMaskOptions &options);
+
+/// Block-sparse softmax attention: the (q, kv) plane is cut into blocks of `blockQ` queries by
+/// `blockKv` keys, and input "block_mask" (i32, dims {B, H, Q/blockQ, KV/blockKv}:
+/// `tensor<?xHx?x?xi32>` of shape [B, H, ceil(Sq/blockQ), ceil(Skv/blockKv)]) says which
+/// blocks take part: mask `block_mask[b, h, q / blockQ, kv / blockKv] != 0`, and
+/// `kv <= q + off` too when `causal`. Block sizes must be >= 1; the kernel reads the map once
+/// per tile (skipping or unmasking whole tiles) when a tile lies in one block, which holds
+/// always when the block sizes are multiples of the tile sizes.
+AttentionBuilder blockSparseAttention(const VariantOptions &options, int64_t blockQ,
+                                      int64_t blockKv, bool causal);
+
+/// Differential attention (Diff Transformer): `O = softmax(s·Q1K1ᵀ)·V − λ_h ·
+/// softmax(s·Q2K2ᵀ)·V`, both causal when `causal`, `s` the scale. A function of two
+/// attn.attention ops (f32 outputs) and an attn.combine, with arguments q1, k1, q2, k2 (each
+/// `[B, S, H|Hkv, D]`), v (`[B, Skv, Hkv, Dv]`) and "lambda" (f32 `[H]`). The paper's
+/// per-head normalisation and `(1 − λ_init)` factor that follow are not part of it.
+/// `withLse` is rejected: the result is not one softmax.
+CombinedAttentionBuilder differentialAttention(const VariantOptions &options, bool causal);
 
 } // namespace metaattn::frontend
 

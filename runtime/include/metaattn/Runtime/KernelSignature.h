@@ -89,6 +89,13 @@ Status validate(const KernelSignature &signature, const TensorList &tensors,
 StatusOr<std::array<int64_t, 3>> computeGrid(const KernelSignature &signature,
                                              const TensorList &tensors);
 
+/// The sizes of parameter `param` from its static sizes and its dimension symbols, bound by
+/// the parameters whose shapes are known (`shapes[i]` empty: not known; a block-count symbol
+/// "Sq/64" is ceil(Sq / 64)). Used to allocate intermediates between the kernels of a
+/// function. Fails, naming the symbol, when a dynamic dimension is not bound.
+StatusOr<std::vector<int64_t>> inferParamShape(const KernelSignature &signature, size_t param,
+                                               const std::vector<std::vector<int64_t>> &shapes);
+
 /// The strides of `tensor` in elements: its own, or compact row-major when `strides` is null.
 std::vector<int64_t> effectiveStrides(const DLTensor &tensor);
 

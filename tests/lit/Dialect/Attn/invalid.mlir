@@ -211,6 +211,22 @@ func.func @out_rank(%q: tensor<?x?x4x16xf32>, %k: tensor<?x?x4x16xf32>, %v: tens
 
 // -----
 
+func.func @out_type_bf16(%q: tensor<?x?x4x16xbf16>, %k: tensor<?x?x4x16xbf16>, %v: tensor<?x?x4x16xbf16>) {
+  // expected-error @+1 {{output must be [batch, seq_q, heads, value dim] of 'bf16' or 'f32', found 'tensor<?x?x4x16xf16>'}}
+  %o = attn.attention %q, %k, %v
+    score { ^bb0(%s: f32, %b: index, %h: index, %qi: index, %ki: index, %sq: index, %skv: index):
+      attn.yield %s : f32 }
+    mask { ^bb0(%b: index, %h: index, %qi: index, %ki: index, %sq: index, %skv: index):
+      %t = arith.constant true
+      attn.yield %t : i1 }
+    normalizer { ^bb0(%s: f32, %b: index, %h: index, %qi: index, %ki: index, %sq: index, %skv: index):
+      attn.normalize %s, %s : f32, f32 }
+    : tensor<?x?x4x16xbf16>, tensor<?x?x4x16xbf16>, tensor<?x?x4x16xbf16> -> tensor<?x?x4x16xf16>
+  return
+}
+
+// -----
+
 func.func @out_type(%q: tensor<?x?x4x16xf32>, %k: tensor<?x?x4x16xf32>, %v: tensor<?x?x4x16xf32>) {
   // expected-error @+1 {{output must be [batch, seq_q, heads, value dim] of 'f32', found 'tensor<?x?x4x16xbf16>'}}
   %o = attn.attention %q, %k, %v
@@ -542,6 +558,102 @@ func.func @input_kv(%q: tensor<?x?x4x16xf32>, %k: tensor<?x9x4x16xf32>, %v: tens
     normalizer { ^bb0(%s: f32, %b: index, %h: index, %qi: index, %ki: index, %sq: index, %skv: index, %in0: f32):
       attn.normalize %s, %s : f32, f32 } {input_dims = ["q,kv"]}
     : tensor<?x?x4x16xf32>, tensor<?x9x4x16xf32>, tensor<?x9x4x16xf32> -> tensor<?x?x4x16xf32>
+  return
+}
+
+// -----
+
+func.func @input_block_zero(%q: tensor<?x?x4x16xf32>, %k: tensor<?x?x4x16xf32>, %v: tensor<?x?x4x16xf32>, %i0: tensor<4x?xi32>) {
+  // expected-error @+1 {{input_dims[0]: block divisor in 'q/0' must be a positive integer}}
+  %o = attn.attention %q, %k, %v inputs(%i0 : tensor<4x?xi32>)
+    score { ^bb0(%s: f32, %b: index, %h: index, %qi: index, %ki: index, %sq: index, %skv: index, %in0: i32):
+      attn.yield %s : f32 }
+    mask { ^bb0(%b: index, %h: index, %qi: index, %ki: index, %sq: index, %skv: index, %in0: i32):
+      %t = arith.constant true
+      attn.yield %t : i1 }
+    normalizer { ^bb0(%s: f32, %b: index, %h: index, %qi: index, %ki: index, %sq: index, %skv: index, %in0: i32):
+      attn.normalize %s, %s : f32, f32 } {input_dims = ["h,q/0"]}
+    : tensor<?x?x4x16xf32>, tensor<?x?x4x16xf32>, tensor<?x?x4x16xf32> -> tensor<?x?x4x16xf32>
+  return
+}
+
+// -----
+
+func.func @input_block_text(%q: tensor<?x?x4x16xf32>, %k: tensor<?x?x4x16xf32>, %v: tensor<?x?x4x16xf32>, %i0: tensor<4x?xi32>) {
+  // expected-error @+1 {{input_dims[0]: block divisor in 'kv/x' must be a positive integer}}
+  %o = attn.attention %q, %k, %v inputs(%i0 : tensor<4x?xi32>)
+    score { ^bb0(%s: f32, %b: index, %h: index, %qi: index, %ki: index, %sq: index, %skv: index, %in0: i32):
+      attn.yield %s : f32 }
+    mask { ^bb0(%b: index, %h: index, %qi: index, %ki: index, %sq: index, %skv: index, %in0: i32):
+      %t = arith.constant true
+      attn.yield %t : i1 }
+    normalizer { ^bb0(%s: f32, %b: index, %h: index, %qi: index, %ki: index, %sq: index, %skv: index, %in0: i32):
+      attn.normalize %s, %s : f32, f32 } {input_dims = ["h,kv/x"]}
+    : tensor<?x?x4x16xf32>, tensor<?x?x4x16xf32>, tensor<?x?x4x16xf32> -> tensor<?x?x4x16xf32>
+  return
+}
+
+// -----
+
+func.func @input_block_head(%q: tensor<?x?x4x16xf32>, %k: tensor<?x?x4x16xf32>, %v: tensor<?x?x4x16xf32>, %i0: tensor<4x?xi32>) {
+  // expected-error @+1 {{input_dims[0]: only q and kv can be divided into blocks, found 'h/2'}}
+  %o = attn.attention %q, %k, %v inputs(%i0 : tensor<4x?xi32>)
+    score { ^bb0(%s: f32, %b: index, %h: index, %qi: index, %ki: index, %sq: index, %skv: index, %in0: i32):
+      attn.yield %s : f32 }
+    mask { ^bb0(%b: index, %h: index, %qi: index, %ki: index, %sq: index, %skv: index, %in0: i32):
+      %t = arith.constant true
+      attn.yield %t : i1 }
+    normalizer { ^bb0(%s: f32, %b: index, %h: index, %qi: index, %ki: index, %sq: index, %skv: index, %in0: i32):
+      attn.normalize %s, %s : f32, f32 } {input_dims = ["h/2,q"]}
+    : tensor<?x?x4x16xf32>, tensor<?x?x4x16xf32>, tensor<?x?x4x16xf32> -> tensor<?x?x4x16xf32>
+  return
+}
+
+// -----
+
+func.func @input_block_order(%q: tensor<?x?x4x16xf32>, %k: tensor<?x?x4x16xf32>, %v: tensor<?x?x4x16xf32>, %i0: tensor<?x?xi32>) {
+  // expected-error @+1 {{input_dims[0]: dims 'kv/64,q/64' must be in the order b,h,q,kv without repeats}}
+  %o = attn.attention %q, %k, %v inputs(%i0 : tensor<?x?xi32>)
+    score { ^bb0(%s: f32, %b: index, %h: index, %qi: index, %ki: index, %sq: index, %skv: index, %in0: i32):
+      attn.yield %s : f32 }
+    mask { ^bb0(%b: index, %h: index, %qi: index, %ki: index, %sq: index, %skv: index, %in0: i32):
+      %t = arith.constant true
+      attn.yield %t : i1 }
+    normalizer { ^bb0(%s: f32, %b: index, %h: index, %qi: index, %ki: index, %sq: index, %skv: index, %in0: i32):
+      attn.normalize %s, %s : f32, f32 } {input_dims = ["kv/64,q/64"]}
+    : tensor<?x?x4x16xf32>, tensor<?x?x4x16xf32>, tensor<?x?x4x16xf32> -> tensor<?x?x4x16xf32>
+  return
+}
+
+// -----
+
+func.func @input_block_q(%q: tensor<?x77x4x16xf32>, %k: tensor<?x?x4x16xf32>, %v: tensor<?x?x4x16xf32>, %i0: tensor<4x3x?xi32>) {
+  // expected-error @+1 {{custom input #0 dim 1 (blocks of 64: ceil(query length / 64)) is 3, expected 2}}
+  %o = attn.attention %q, %k, %v inputs(%i0 : tensor<4x3x?xi32>)
+    score { ^bb0(%s: f32, %b: index, %h: index, %qi: index, %ki: index, %sq: index, %skv: index, %in0: i32):
+      attn.yield %s : f32 }
+    mask { ^bb0(%b: index, %h: index, %qi: index, %ki: index, %sq: index, %skv: index, %in0: i32):
+      %t = arith.constant true
+      attn.yield %t : i1 }
+    normalizer { ^bb0(%s: f32, %b: index, %h: index, %qi: index, %ki: index, %sq: index, %skv: index, %in0: i32):
+      attn.normalize %s, %s : f32, f32 } {input_dims = ["h,q/64,kv/128"]}
+    : tensor<?x77x4x16xf32>, tensor<?x?x4x16xf32>, tensor<?x?x4x16xf32> -> tensor<?x77x4x16xf32>
+  return
+}
+
+// -----
+
+func.func @input_block_kv(%q: tensor<?x?x4x16xf32>, %k: tensor<?x300x4x16xf32>, %v: tensor<?x300x4x16xf32>, %i0: tensor<4x?x2xi32>) {
+  // expected-error @+1 {{custom input #0 dim 2 (blocks of 128: ceil(kv length / 128)) is 2, expected 3}}
+  %o = attn.attention %q, %k, %v inputs(%i0 : tensor<4x?x2xi32>)
+    score { ^bb0(%s: f32, %b: index, %h: index, %qi: index, %ki: index, %sq: index, %skv: index, %in0: i32):
+      attn.yield %s : f32 }
+    mask { ^bb0(%b: index, %h: index, %qi: index, %ki: index, %sq: index, %skv: index, %in0: i32):
+      %t = arith.constant true
+      attn.yield %t : i1 }
+    normalizer { ^bb0(%s: f32, %b: index, %h: index, %qi: index, %ki: index, %sq: index, %skv: index, %in0: i32):
+      attn.normalize %s, %s : f32, f32 } {input_dims = ["h,q/64,kv/128"]}
+    : tensor<?x?x4x16xf32>, tensor<?x300x4x16xf32>, tensor<?x300x4x16xf32> -> tensor<?x?x4x16xf32>
   return
 }
 

@@ -100,6 +100,76 @@ func.func @custom_inputs(%q: tensor<2x16x4x32xf16>, %k: tensor<2x24x4x32xf16>, %
   return %o : tensor<2x16x4x48xf16>
 }
 
+// A block-sparse map indexed by block indices (q/64, kv/128), static sizes ceil(77/64) = 2
+// and ceil(300/128) = 3.
+
+// CHECK-LABEL: func.func @block_index_input
+// CHECK: } {input_dims = ["b,h,q/64,kv/128"]} : tensor<2x77x4x32xbf16>
+func.func @block_index_input(%q: tensor<2x77x4x32xbf16>, %k: tensor<2x300x4x32xbf16>, %v: tensor<2x300x4x32xbf16>, %blocks: tensor<2x4x2x3xi32>) -> tensor<2x77x4x32xbf16> {
+  %o = attn.attention %q, %k, %v inputs(%blocks : tensor<2x4x2x3xi32>)
+    score {
+    ^bb0(%s: f32, %b: index, %h: index, %qi: index, %ki: index, %sq: index, %skv: index, %m: i32):
+      attn.yield %s : f32
+    } mask {
+    ^bb0(%b: index, %h: index, %qi: index, %ki: index, %sq: index, %skv: index, %m: i32):
+      %zero = arith.constant 0 : i32
+      %keep = arith.cmpi ne, %m, %zero : i32
+      attn.yield %keep : i1
+    } normalizer {
+    ^bb0(%s: f32, %b: index, %h: index, %qi: index, %ki: index, %sq: index, %skv: index, %m: i32):
+      %mx = attn.row_reduce max %s : f32
+      %d = arith.subf %s, %mx : f32
+      %w = math.exp %d : f32
+      %z = attn.row_reduce sum %w : f32
+      attn.normalize %w, %z : f32, f32
+    } {input_dims = ["b,h,q/64,kv/128"]}
+    : tensor<2x77x4x32xbf16>, tensor<2x300x4x32xbf16>, tensor<2x300x4x32xbf16> -> tensor<2x77x4x32xbf16>
+  return %o : tensor<2x77x4x32xbf16>
+}
+
+// Two attention outputs combined element-wise (differential attention: x0 - lambda_h * x1).
+
+// CHECK-LABEL: func.func @combine
+// CHECK-SAME: (%[[X0:.*]]: tensor<?x?x4x32xf32>, %[[X1:.*]]: tensor<?x?x4x32xf32>, %[[L:.*]]: tensor<4xf32>)
+// CHECK: %[[O:.*]] = attn.combine %[[X0]], %[[X1]] inputs(%[[L]] : tensor<4xf32>) {
+// CHECK: ^bb0(%[[A:.*]]: f32, %[[C:.*]]: f32, %{{.*}}: index, %{{.*}}: index, %{{.*}}: index, %{{.*}}: index, %[[LV:.*]]: f32):
+// CHECK: %[[T:.*]] = arith.mulf %[[LV]], %[[C]] : f32
+// CHECK: %[[R:.*]] = arith.subf %[[A]], %[[T]] : f32
+// CHECK: attn.yield %[[R]] : f32
+// CHECK: } {input_dims = ["h"]} : tensor<?x?x4x32xf32>, tensor<?x?x4x32xf32> -> tensor<?x?x4x32xbf16>
+// CHECK: return %[[O]]
+func.func @combine(%x0: tensor<?x?x4x32xf32>, %x1: tensor<?x?x4x32xf32>, %lambda: tensor<4xf32>) -> tensor<?x?x4x32xbf16> {
+  %o = attn.combine %x0, %x1 inputs(%lambda : tensor<4xf32>) {
+  ^bb0(%a: f32, %c: f32, %b: index, %h: index, %q: index, %d: index, %l: f32):
+    %t = arith.mulf %l, %c : f32
+    %r = arith.subf %a, %t : f32
+    attn.yield %r : f32
+  } {input_dims = ["h"]} : tensor<?x?x4x32xf32>, tensor<?x?x4x32xf32> -> tensor<?x?x4x32xbf16>
+  return %o : tensor<?x?x4x32xbf16>
+}
+
+// An attention whose output is f32 (an intermediate at full precision) with bf16 q, k, v.
+
+// CHECK-LABEL: func.func @f32_output
+// CHECK: attn.attention
+// CHECK: : tensor<?x?x4x32xbf16>, tensor<?x?x4x32xbf16>, tensor<?x?x4x32xbf16> -> tensor<?x?x4x32xf32>
+func.func @f32_output(%q: tensor<?x?x4x32xbf16>, %k: tensor<?x?x4x32xbf16>, %v: tensor<?x?x4x32xbf16>) -> tensor<?x?x4x32xf32> {
+  %o = attn.attention %q, %k, %v
+    score {
+    ^bb0(%s: f32, %b: index, %h: index, %qi: index, %ki: index, %sq: index, %skv: index):
+      attn.yield %s : f32
+    } mask {
+    ^bb0(%b: index, %h: index, %qi: index, %ki: index, %sq: index, %skv: index):
+      %t = arith.constant true
+      attn.yield %t : i1
+    } normalizer {
+    ^bb0(%s: f32, %b: index, %h: index, %qi: index, %ki: index, %sq: index, %skv: index):
+      %one = arith.constant 1.0 : f32
+      attn.normalize %s, %one : f32, f32
+    } : tensor<?x?x4x32xbf16>, tensor<?x?x4x32xbf16>, tensor<?x?x4x32xbf16> -> tensor<?x?x4x32xf32>
+  return %o : tensor<?x?x4x32xf32>
+}
+
 // The streaming form of softmax: a shift region, one sum accumulator of degree 1.
 
 // CHECK-LABEL: func.func @online_softmax

@@ -58,6 +58,20 @@ mlir::FailureOr<tile::KernelOp> buildRecurrentKernel(mlir::OpBuilder &builder,
                                                      attn::RecurrentOp op, llvm::StringRef name,
                                                      const RecurrentTileConfig &config);
 
+/// Builds the tile.kernel of one attn.combine: blocks of `config.blockM` query rows and
+/// `config.warps` warps, one per (query tile, head, batch entry).
+mlir::FailureOr<tile::KernelOp> buildCombineKernel(mlir::OpBuilder &builder, attn::CombineOp op,
+                                                   llvm::StringRef name, const TileConfig &config);
+
+/// Attributes convert-attn-to-tile puts on every kernel it builds, so that a runtime can run
+/// the function it came from: the function's name, the kernel's position among its kernels
+/// (launch order), and per kernel parameter where its tensor lives: "arg:N" (the function's
+/// argument N), "result:N" (its result N) or "temp:N" (an intermediate the caller allocates;
+/// its shape follows from the kernel's dimension symbols).
+constexpr llvm::StringLiteral kFunctionAttr = "tile.function";
+constexpr llvm::StringLiteral kStepAttr = "tile.step";
+constexpr llvm::StringLiteral kBindingsAttr = "tile.bindings";
+
 } // namespace metaattn
 
 #endif // METAATTN_CONVERSION_ATTNTOTILE_ATTNTOTILE_H

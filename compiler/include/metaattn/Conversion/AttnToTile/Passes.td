@@ -28,6 +28,14 @@ def ConvertAttnToTile : Pass<"convert-attn-to-tile", "::mlir::ModuleOp"> {
 
     Tile sizes come from the head dims and the target (see TileConfig.h) unless set by the
     options.
+
+    A function made of several ops — `attn.online_attention`s and `attn.combine`s, each
+    reading function arguments and results of earlier ops, ending in a `return` — becomes one
+    kernel per op, named `@<function>_step<k>` in order (a function of one op keeps its name).
+    An `attn.combine` becomes a kernel whose blocks each cover `block-m` rows of one (batch,
+    head) and read their elements with `tile.read`. Every kernel carries `tile.function`,
+    `tile.step` and `tile.bindings` (for each parameter "arg:N", "result:N" or "temp:N"), so a
+    runtime can allocate the intermediates and launch the kernels in order.
   }];
   let options = [
     Option<"blockM", "block-m", "int64_t", "0", "query rows per block (0: from the model)">,

@@ -24,10 +24,28 @@ constexpr unsigned kNumIndexArgs = 6;
 /// One axis a custom input may be broadcast over.
 enum class InputDim : unsigned { B, H, Q, KV };
 
-/// Parses an `input_dims` entry such as "h" or "b,h,q,kv". Returns std::nullopt with `error`
-/// set when the entry is not an ordered subset of b, h, q, kv.
-std::optional<llvm::SmallVector<InputDim>> parseInputDims(llvm::StringRef spec,
-                                                          std::string &error);
+/// One dimension of a custom input: an index (`q`), or a block index (`q/N`: the input is
+/// indexed by `floor(q / N)` and that dimension has `ceil(Sq / N)` entries). Only `q` and `kv`
+/// can be divided into blocks; `divisor` is 1 otherwise.
+struct InputAxis {
+  InputDim dim;
+  int64_t divisor = 1;
+  bool isBlock() const { return divisor != 1; }
+};
+
+/// Parses an `input_dims` entry such as "h", "b,h,q,kv" or "b,h,q/64,kv/128". Returns
+/// std::nullopt with `error` set when the entry is not an ordered subset of b, h, q, kv or a
+/// divisor is not a positive integer.
+std::optional<llvm::SmallVector<InputAxis>> parseInputDims(llvm::StringRef spec,
+                                                           std::string &error);
+
+/// True when one of `axes` is `dim` (plain or as a block index).
+bool hasInputDim(llvm::ArrayRef<InputAxis> axes, InputDim dim);
+
+/// The number of entries of `axis` for a sequence of `length`: `ceil(length / divisor)`.
+inline int64_t blockCount(int64_t length, int64_t divisor) {
+  return (length + divisor - 1) / divisor;
+}
 
 /// One axis a custom input of attn.recurrent may be broadcast over: batch, time, head and
 /// the element's feature index (key dim for q/k/gate modifiers, value dim for v).

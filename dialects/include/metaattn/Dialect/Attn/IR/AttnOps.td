@@ -42,8 +42,10 @@ def Attn_AttentionOp : Attn_Op<"attention", [RecursiveMemoryEffects]> {
 
     Custom inputs are tensors whose dims are a subset of `b, h, q, kv` in that order, declared
     per input in `input_dims` (for example `"h"` for one value per head or `"b,h,q,kv"` for a
-    full bias). Inside the regions each input appears as the scalar element at the current
-    indices.
+    full bias). `q` and `kv` may be block indices: `q/N` indexes the input by `floor(q / N)`
+    and that dimension has `ceil(Sq / N)` entries (for example `"b,h,q/64,kv/128"` for a
+    block-sparse map). Inside the regions each input appears as the scalar element at the
+    current indices.
 
     `mask_bounds` and `mask_exact` are set by attn-mask-analysis (see attn.online_attention).
 
@@ -130,6 +132,42 @@ def Attn_OnlineAttentionOp : Attn_Op<"online_attention", [RecursiveMemoryEffects
   let hasVerifier = 1;
 }
 
+def Attn_CombineOp : Attn_Op<"combine",
+    [RecursiveMemoryEffects, AttrSizedOperandSegments]> {
+  let summary = "Element-wise combination of attention outputs";
+  let description = [{
+    Combines N attention outputs of one shape `[batch, seq_q, heads, value dim]` element by
+    element: `O[b, q, h, d] = combiner(X0[b, q, h, d], ..., X{N-1}[b, q, h, d], b, h, q, d,
+    inputs...)`. Variants made of several attentions are several `attn.attention` ops and one
+    `attn.combine` of their outputs; differential attention is
+    `X0 - λ_h · X1`:
+
+    ```mlir
+    %o = attn.combine %x0, %x1 inputs(%lambda : tensor<8xf32>) {
+    ^bb0(%a: f32, %c: f32, %b: index, %h: index, %q: index, %d: index, %l: f32):
+      %t = arith.mulf %l, %c : f32
+      %r = arith.subf %a, %t : f32
+      attn.yield %r : f32
+    } {input_dims = ["h"]} : tensor<?x?x8x64xf32>, tensor<?x?x8x64xf32> -> tensor<?x?x8x64xbf16>
+    ```
+
+    Operands and the result are bf16, f16 or f32 (each operand appears in the region as f32);
+    heads and value dim are static. Custom inputs are declared as for `attn.attention`, with
+    dims from `b, h, q` (`q/N` a block index). The region is
+    `(%x0...: f32, %b, %h, %q, %d: index, %in...: elt) -> f32`.
+  }];
+  let arguments = (ins Variadic<AnyRankedTensor>:$values, Variadic<AnyRankedTensor>:$inputs,
+                       DefaultValuedAttr<StrArrayAttr, "{}">:$input_dims);
+  let results = (outs AnyRankedTensor:$output);
+  let regions = (region SizedRegion<1>:$combiner);
+  let assemblyFormat = [{
+    $values (`inputs` `(` $inputs^ `:` type($inputs) `)`)? $combiner
+    attr-dict `:` type($values) `->` type($output)
+  }];
+  let hasVerifier = 1;
+  let hasRegionVerifier = 1;
+}
+
 def Attn_RecurrentOp : Attn_Op<"recurrent",
     [RecursiveMemoryEffects, AttrSizedOperandSegments]> {
   let summary = "Recurrent-family (linear) attention with a decaying state";
@@ -193,7 +231,7 @@ def Attn_NormalizeOp : Attn_Op<"normalize", [Terminator, Pure,
 }
 
 def Attn_YieldOp : Attn_Op<"yield", [Terminator, Pure,
-    ParentOneOf<["AttentionOp", "OnlineAttentionOp", "RecurrentOp"]>]> {
+    ParentOneOf<["AttentionOp", "OnlineAttentionOp", "RecurrentOp", "CombineOp"]>]> {
   let summary = "Terminator of attn regions";
   let arguments = (ins Variadic<AnyType>:$values);
   let assemblyFormat = "($values^ `:` type($values))? attr-dict";

@@ -1,0 +1,199 @@
+//===- RunKernels.cpp - run a lowered attention function on the CPU or GPU ---===//
+//
+// The kernels of one function run in order on its arguments and results; intermediates
+// between kernels (attention outputs that a combine reads) are allocated here, shaped from the
+// kernels' dimension symbols.
+//
+//===----------------------------------------------------------------------===//
+
+#include "AttentionProblem.h"
+
+#include "metaattn/Executor/TileExecutor.h"
+#include "metaattn/Runtime/Device.h"
+
+#include <algorithm>
+#include <fstream>
+
+using namespace mlir;
+using namespace metaattn;
+using namespace metaattn::run;
+
+namespace {
+
+/// The function `name` among `functions`, or an error.
+const LoweredFunction *findFunction(const std::vector<LoweredFunction> &functions, StringRef name,
+                                    std::string &error) {
+  for (const LoweredFunction &f : functions)
+    if (f.name == name)
+      return &f;
+  error = "no kernels of @" + name.str() + " after lowering";
+  return nullptr;
+}
+
+/// Host intermediates of `function` for the problem's arguments and results.
+LogicalResult makeTemporaries(const LoweredFunction &function, const Problem &problem,
+                              std::vector<HostTensor> &temps, std::string &error) {
+  std::vector<std::vector<int64_t>> args, results;
+  for (const HostTensor &t : problem.operands)
+    args.push_back(t.sizes);
+  for (const HostTensor &t : problem.results)
+    results.push_back(t.sizes);
+  auto described = function.temporaries(args, results);
+  if (!described.ok()) {
+    error = described.status().message();
+    return failure();
+  }
+  for (auto &[shape, dlType] : *described) {
+    std::optional<DType> dtype = dtypeOf(dlType);
+    if (!dtype) {
+      error = "an intermediate has a dtype the runner cannot allocate";
+      return failure();
+    }
+    temps.push_back(HostTensor::zeros(shape, *dtype));
+  }
+  return success();
+}
+
+} // namespace
+
+LogicalResult run::runOnCpu(ModuleOp lowered, std::vector<LoweredKernel> kernels, StringRef name,
+                            Problem &problem, std::string &error) {
+  auto functions = groupByFunction(std::move(kernels));
+  if (!functions.ok()) {
+    error = functions.status().message();
+    return failure();
+  }
+  const LoweredFunction *function = findFunction(*functions, name, error);
+  if (!function)
+    return failure();
+  std::vector<HostTensor> temps;
+  if (failed(makeTemporaries(*function, problem, temps, error)))
+    return failure();
+  std::vector<HostTensor *> args, results, tempPtrs;
+  for (HostTensor &t : problem.operands)
+    args.push_back(&t);
+  for (HostTensor &t : problem.results)
+    results.push_back(&t);
+  for (HostTensor &t : temps)
+    tempPtrs.push_back(&t);
+  for (const LoweredKernel &kernel : function->kernels) {
+    auto op = lowered.lookupSymbol<tile::KernelOp>(kernel.name);
+    if (!op) {
+      error = "no tile.kernel @" + kernel.name + " after lowering";
+      return failure();
+    }
+    if (failed(executeKernel(op, function->select(kernel, args, results, tempPtrs), error)))
+      return failure();
+  }
+  return success();
+}
+
+LogicalResult run::runOnGpu(ModuleOp module, const RunOptions &options, Problem &problem,
+                            std::optional<double> &milliseconds, std::string &error) {
+  auto fail = [&](const rt::Status &status) {
+    error = status.message();
+    return failure();
+  };
+  auto device = rt::Device::get(0);
+  if (!device.ok())
+    return fail(device.status());
+  // Compile from a module that still holds the attention function: this lowers it.
+  std::string name = problem.func.getSymName().str();
+  auto functions = compileAttentionFunctions(module, options.pipeline, *device);
+  if (!functions.ok())
+    return fail(functions.status());
+  const AttentionFunction *function = nullptr;
+  for (const AttentionFunction &f : *functions)
+    if (f.name() == name)
+      function = &f;
+  if (!function)
+    return fail(rt::Status::error("no kernels of @{} after lowering", name));
+  for (const AttentionKernel &kernel : function->kernels()) {
+    const JitTimings &jit = kernel.jitTimings();
+    llvm::outs() << "  jit: lower " << jit.lowerMs << " ms, compile " << jit.compileMs
+                 << " ms (" << jit.compiledBy << "), load " << jit.loadMs << " ms\n";
+  }
+  if (!options.dumpCuda.empty()) {
+    std::ofstream out(options.dumpCuda);
+    for (const AttentionKernel &kernel : function->kernels())
+      out << kernel.cudaSource();
+  }
+
+  // Device copies of every argument, result and intermediate, described as DLTensors.
+  std::vector<HostTensor> temps;
+  if (failed(makeTemporaries(function->plan(), problem, temps, error)))
+    return failure();
+  std::vector<HostTensor *> host;
+  for (HostTensor &t : problem.operands)
+    host.push_back(&t);
+  for (HostTensor &t : problem.results)
+    host.push_back(&t);
+  size_t numTensors = host.size();
+  for (HostTensor &t : temps)
+    host.push_back(&t);
+  std::vector<rt::DeviceBuffer> buffers;
+  std::vector<DLTensor> tensors(host.size());
+  std::vector<std::vector<int64_t>> shapes(host.size()), strides(host.size());
+  for (auto [i, t] : llvm::enumerate(host)) {
+    auto buffer = (*device)->allocate(std::max<size_t>(t->storage.size(), 16));
+    if (!buffer.ok())
+      return fail(buffer.status());
+    if (auto s = (*device)->copyToDevice(buffer->get(), t->storage.data(), t->storage.size());
+        !s.ok())
+      return fail(s);
+    shapes[i] = t->sizes;
+    strides[i] = t->strides;
+    DLTensor &d = tensors[i];
+    d.data = buffer->data();
+    d.device = {kDLCUDA, 0};
+    d.ndim = static_cast<int32_t>(t->sizes.size());
+    d.dtype = t->dtype == DType::bf16  ? DLDataType{kDLBfloat, 16, 1}
+              : t->dtype == DType::f16 ? DLDataType{kDLFloat, 16, 1}
+              : t->dtype == DType::i32 ? DLDataType{kDLInt, 32, 1}
+                                       : DLDataType{kDLFloat, 32, 1};
+    d.shape = shapes[i].data();
+    d.strides = strides[i].data();
+    d.byte_offset = 0;
+    buffers.push_back(std::move(*buffer));
+  }
+  rt::TensorList list, tempList;
+  for (size_t i = 0; i < tensors.size(); ++i)
+    (i < numTensors ? list : tempList).push_back(&tensors[i]);
+  if (auto s = function->launch(list, tempList); !s.ok())
+    return fail(s);
+  if (auto s = (*device)->synchronize(); !s.ok())
+    return fail(s);
+  for (size_t i = problem.operands.size(); i < numTensors; ++i)
+    if (auto s = (*device)->copyToHost(host[i]->storage.data(), buffers[i].get(),
+                                       host[i]->storage.size());
+        !s.ok())
+      return fail(s);
+
+  if (options.bench) {
+    auto start = (*device)->createEvent();
+    auto stop = (*device)->createEvent();
+    if (!start.ok() || !stop.ok())
+      return fail(start.ok() ? stop.status() : start.status());
+    for (int i = 0; i < 3; ++i)
+      (void)function->launch(list, tempList);
+    std::vector<double> times;
+    for (int i = 0; i < options.iterations; ++i) {
+      (void)start->record();
+      if (auto s = function->launch(list, tempList); !s.ok())
+        return fail(s);
+      (void)stop->record();
+      auto ms = rt::Event::elapsedMs(*start, *stop);
+      if (!ms.ok())
+        return fail(ms.status());
+      times.push_back(*ms);
+    }
+    std::sort(times.begin(), times.end());
+    milliseconds = times[times.size() / 2];
+  }
+  if (!options.saveOutput.empty() && !problem.results.empty()) {
+    std::ofstream out(options.saveOutput + "/o.bin", std::ios::binary);
+    out.write(reinterpret_cast<const char *>(problem.results[0].storage.data()),
+              problem.results[0].storage.size());
+  }
+  return success();
+}
