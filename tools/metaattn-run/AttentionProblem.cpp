@@ -127,6 +127,17 @@ LogicalResult run::makeProblem(func::FuncOp func, const RunOptions &options, Pro
   problem.func = func;
   int64_t b = options.batch, sq = options.seqQ;
   static const char *names[] = {"q", "k", "v"};
+  // --load-inputs replaces q, k and v: arguments 0..2 when they are those of the function's
+  // only attention.
+  SmallVector<attn::AttentionOp> attentions(func.getOps<attn::AttentionOp>());
+  bool loadable = attentions.size() == 1 && func.getNumArguments() >= 3 &&
+                  attentions[0].getQ() == func.getArgument(0) &&
+                  attentions[0].getK() == func.getArgument(1) &&
+                  attentions[0].getV() == func.getArgument(2);
+  if (!options.loadInputs.empty() && !loadable) {
+    error = "--load-inputs needs a function of one attention whose first arguments are q, k, v";
+    return failure();
+  }
   for (BlockArgument arg : func.getArguments()) {
     unsigned i = arg.getArgNumber();
     std::vector<int64_t> shape;

@@ -3,6 +3,7 @@
 // RUN: not metaattn-run %s --device=cpu 2>&1 | FileCheck %s --check-prefix=RUNNER
 // RUN: not metaattn-run %S/no-such-file.mlir --device=cpu 2>&1 | FileCheck %s --check-prefix=MISSING
 // RUN: not metaattn-run %s --device=cpu --batch=0 2>&1 | FileCheck %s --check-prefix=BATCH
+// RUN: not metaattn-run %S/../../../frontend/variants/differential.mlir --device=cpu --load-inputs=%t 2>&1 | FileCheck %s --check-prefix=LOAD
 
 // OPT: bad-input.mlir:[[@LINE+3]]:{{[0-9]+}}: error: 'attn.attention' op query heads (6) must be a multiple of kv heads (4)
 // RUNNER: bad-input.mlir:[[@LINE+2]]:{{[0-9]+}}: error: 'attn.attention' op query heads (6) must be a multiple of kv heads (4)
@@ -25,3 +26,4 @@ func.func @gqa(%q: tensor<?x?x6x64xbf16>, %k: tensor<?x?x4x64xbf16>, %v: tensor<
 
 // MISSING: metaattn-run: cannot open input file '{{.*}}no-such-file.mlir'
 // BATCH: metaattn-run: batch and lengths must be at least 1
+// LOAD: metaattn-run: differential_causal: --load-inputs needs a function of one attention whose first arguments are q, k, v

@@ -328,3 +328,61 @@ TEST_F(ReferenceTest, UnsupportedOpIsAnError) {
 }
 
 } // namespace
+
+namespace {
+
+// attn.combine element by element, against values computed here: x0 - l[h]·x1 + q + 10·d,
+// with a per-(batch, query block of 2) input selecting 0 or the value.
+const char *kCombineIR = R"(
+func.func @f(%x0: tensor<?x?x3x2xf32>, %x1: tensor<?x?x3x2xbf16>, %l: tensor<3xf32>,
+             %on: tensor<?x?xi32>) -> tensor<?x?x3x2xf32> {
+  %o = attn.combine %x0, %x1 inputs(%l, %on : tensor<3xf32>, tensor<?x?xi32>) {
+  ^bb0(%a: f32, %c: f32, %b: index, %h: index, %q: index, %d: index, %lv: f32, %m: i32):
+    %t = arith.mulf %lv, %c : f32
+    %r = arith.subf %a, %t : f32
+    %ten = arith.constant 10 : index
+    %d10 = arith.muli %d, %ten : index
+    %qd = arith.addi %q, %d10 : index
+    %qi = arith.index_cast %qd : index to i64
+    %qf = arith.sitofp %qi : i64 to f32
+    %s = arith.addf %r, %qf : f32
+    %zero = arith.constant 0 : i32
+    %keep = arith.cmpi ne, %m, %zero : i32
+    %z = arith.constant 0.0 : f32
+    %y = arith.select %keep, %s, %z : f32
+    attn.yield %y : f32
+  } {input_dims = ["h", "b,q/2"]} : tensor<?x?x3x2xf32>, tensor<?x?x3x2xbf16> -> tensor<?x?x3x2xf32>
+  return %o : tensor<?x?x3x2xf32>
+})";
+
+TEST(ReferenceCombineTest, ElementwiseWithInputs) {
+  auto ctx = test::makeContext();
+  auto module = test::parseModule(*ctx, kCombineIR);
+  ASSERT_TRUE(module);
+  auto op = test::findFirst<attn::CombineOp>(*module);
+  ASSERT_TRUE(op);
+  HostTensor x0 = HostTensor::random({2, 5, 3, 2}, DType::f32, 1, -1, 1);
+  HostTensor x1 = HostTensor::random({2, 5, 3, 2}, DType::bf16, 2, -1, 1);
+  HostTensor l = HostTensor::random({3}, DType::f32, 3, -1, 1);
+  HostTensor on = HostTensor::random({2, 3}, DType::i32, 4, 0, 2); // ceil(5 / 2) blocks
+  HostTensor out;
+  std::string error;
+  ASSERT_TRUE(succeeded(evaluateCombine(op, {&x0, &x1, &l, &on}, out, error))) << error;
+  ASSERT_EQ(out.sizes, (std::vector<int64_t>{2, 5, 3, 2}));
+  for (int64_t b = 0; b < 2; ++b)
+    for (int64_t q = 0; q < 5; ++q)
+      for (int64_t h = 0; h < 3; ++h)
+        for (int64_t d = 0; d < 2; ++d) {
+          double expected =
+              on.get({b, q / 2}) != 0
+                  ? x0.get({b, q, h, d}) - l.get({h}) * x1.get({b, q, h, d}) + double(q + 10 * d)
+                  : 0.0;
+          EXPECT_NEAR(out.get({b, q, h, d}), expected, 1e-5) << b << " " << q << " " << h;
+        }
+  // A block map of the wrong size is an error, not a read out of bounds.
+  HostTensor wrong = HostTensor::zeros({2, 2}, DType::i32);
+  EXPECT_TRUE(failed(evaluateCombine(op, {&x0, &x1, &l, &wrong}, out, error)));
+  EXPECT_EQ(error, "attn.combine: custom input #1 has the wrong shape");
+}
+
+} // namespace

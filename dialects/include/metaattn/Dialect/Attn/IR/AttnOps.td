@@ -26,7 +26,8 @@ def Attn_AttentionOp : Attn_Op<"attention", [RecursiveMemoryEffects]> {
     ```
 
     Tensors are `[batch, seq, heads, dim]` with dynamic batch and sequence lengths and static
-    heads and dims. `D` (of Q and K) may differ from `Dv` (of V and O). The optional second
+    heads and dims. `D` (of Q and K) may differ from `Dv` (of V and O). O has Q's element type,
+    or f32 (an intermediate kept at full precision, e.g. combined by `attn.combine`). The optional second
     result is the row statistic (log-sum-exp: `m + log Z` with a max shift `m` — the row max, or
     `max(row max, c)` when the weights subtract that — else `log Z`), shaped
     `[batch, heads, seq_q]` in f32.

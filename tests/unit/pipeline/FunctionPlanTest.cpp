@@ -1,0 +1,190 @@
+//===- FunctionPlanTest.cpp - kernels of a function and their intermediates -===//
+//
+// Lowers differential attention (two attentions and a combine) and checks the function plan:
+// kernel order, bindings, intermediate shapes from the argument shapes, malformed plans; on a
+// GPU, AttentionFunction::run (intermediates allocated by the runtime) against the oracle
+// (skipped without one).
+//
+//===----------------------------------------------------------------------===//
+
+#include "metaattn/Pipeline/Pipeline.h"
+#include "metaattn/Reference/Reference.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+using namespace metaattn;
+
+namespace {
+
+std::string readVariant(const std::string &file) {
+  std::ifstream in(std::string(METAATTN_VARIANTS_DIR) + "/" + file);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+struct Lowered {
+  mlir::MLIRContext ctx;
+  mlir::OwningOpRef<mlir::ModuleOp> module;
+  std::vector<LoweredFunction> functions;
+};
+
+void lowerVariant(const std::string &file, Lowered &out) {
+  mlir::DialectRegistry registry;
+  registerMetaAttnDialects(registry);
+  out.ctx.appendDialectRegistry(registry);
+  out.module = mlir::parseSourceString<mlir::ModuleOp>(readVariant(file), &out.ctx);
+  ASSERT_TRUE(out.module) << file;
+  auto lowered = lowerToCuda(*out.module, {});
+  ASSERT_TRUE(lowered.ok()) << lowered.status().message();
+  auto grouped = groupByFunction(std::move(*lowered));
+  ASSERT_TRUE(grouped.ok()) << grouped.status().message();
+  out.functions = std::move(*grouped);
+}
+
+TEST(FunctionPlanTest, DifferentialAttentionIsThreeKernels) {
+  Lowered l;
+  ASSERT_NO_FATAL_FAILURE(lowerVariant("differential.mlir", l));
+  ASSERT_EQ(l.functions.size(), 2u);
+  const LoweredFunction &f = l.functions[0];
+  EXPECT_EQ(f.name, "differential_causal");
+  ASSERT_EQ(f.kernels.size(), 3u);
+  EXPECT_EQ(f.kernels[0].name, "differential_causal_step0");
+  EXPECT_EQ(f.kernels[2].name, "differential_causal_step2");
+  EXPECT_EQ(f.numArguments, 6u);
+  EXPECT_EQ(f.numResults, 1u);
+  EXPECT_EQ(f.numTemporaries, 2u);
+  // The combine reads both intermediates and lambda (argument 5) and writes the result.
+  const auto &b = f.kernels[2].bindings;
+  ASSERT_EQ(b.size(), 4u);
+  EXPECT_EQ(b[0].kind, ParamBinding::Temporary);
+  EXPECT_EQ(b[1].index, 1u);
+  EXPECT_EQ(b[2].kind, ParamBinding::Argument);
+  EXPECT_EQ(b[2].index, 5u);
+  EXPECT_EQ(b[3].kind, ParamBinding::Result);
+
+  // Intermediates: f32 [B, Sq, H, Dv] from q1's batch and length.
+  std::vector<std::vector<int64_t>> args = {{3, 77, 4, 64},  {3, 130, 2, 64}, {3, 77, 4, 64},
+                                            {3, 130, 2, 64}, {3, 130, 2, 64}, {4}};
+  auto temps = f.temporaries(args, {{3, 77, 4, 64}});
+  ASSERT_TRUE(temps.ok()) << temps.status().message();
+  ASSERT_EQ(temps->size(), 2u);
+  EXPECT_EQ((*temps)[1].first, (std::vector<int64_t>{3, 77, 4, 64}));
+  EXPECT_EQ((*temps)[1].second.code, kDLFloat);
+  EXPECT_EQ((*temps)[1].second.bits, 32);
+  EXPECT_EQ(f.temporaries(args, {}).status().message(),
+            "function 'differential_causal' takes 6 arguments and 1 results, got 6 and 0");
+}
+
+TEST(FunctionPlanTest, SingleAttentionKeepsItsName) {
+  Lowered l;
+  ASSERT_NO_FATAL_FAILURE(lowerVariant("block_sparse.mlir", l));
+  ASSERT_EQ(l.functions.size(), 2u);
+  const LoweredFunction &f = l.functions[0];
+  ASSERT_EQ(f.kernels.size(), 1u);
+  EXPECT_EQ(f.kernels[0].name, "block_sparse_64x128");
+  EXPECT_EQ(f.numArguments, 4u);
+  EXPECT_EQ(f.numResults, 2u);
+  EXPECT_EQ(f.numTemporaries, 0u);
+  // The block map's symbols are block counts.
+  const rt::TensorParam &map = f.kernels[0].signature.params[3];
+  EXPECT_EQ(map.symbols, (std::vector<std::string>{"B", "H", "Sq/64", "Skv/128"}));
+}
+
+TEST(FunctionPlanTest, MalformedPlansAreReported) {
+  Lowered l;
+  ASSERT_NO_FATAL_FAILURE(lowerVariant("differential.mlir", l));
+  std::vector<LoweredKernel> kernels = l.functions[0].kernels;
+  std::swap(kernels[0], kernels[2]);
+  kernels[0].step = 0;
+  kernels[2].step = 2;
+  // The combine now comes first and reads intermediates nothing has written.
+  EXPECT_EQ(groupByFunction(kernels).status().message(),
+            "function 'differential_causal': kernel 'differential_causal_step2' reads "
+            "intermediate #0 before any kernel writes it");
+  kernels = l.functions[0].kernels;
+  kernels[1].step = 5;
+  EXPECT_EQ(groupByFunction(kernels).status().message(),
+            "function 'differential_causal': kernel steps are not 0..2");
+}
+
+TEST(FunctionPlanTest, RunsOnTheGpu) {
+  auto device = rt::Device::get(0);
+  if (!device.ok())
+    GTEST_SKIP() << "no CUDA device: " << device.status().message();
+  Lowered l;
+  mlir::DialectRegistry registry;
+  registerMetaAttnDialects(registry);
+  l.ctx.appendDialectRegistry(registry);
+  l.module = mlir::parseSourceString<mlir::ModuleOp>(readVariant("differential.mlir"), &l.ctx);
+  ASSERT_TRUE(l.module);
+  auto func = l.module->lookupSymbol<mlir::func::FuncOp>("differential_full");
+  ASSERT_TRUE(func);
+  // Arguments: q1, k1, q2, k2 [2, S, 2, 32] f16, v, lambda [2] f32; Sq = 77, Skv = 130.
+  std::vector<HostTensor> args;
+  for (int i = 0; i < 5; ++i)
+    args.push_back(
+        HostTensor::random({2, i % 2 == 0 && i < 4 ? 77 : 130, 2, 32}, DType::f16, 11 + i, -1, 1));
+  args.push_back(HostTensor::random({2}, DType::f32, 99, -1, 1));
+  std::vector<const HostTensor *> argPtrs;
+  for (const HostTensor &t : args)
+    argPtrs.push_back(&t);
+  std::vector<HostTensor> ref;
+  std::string error;
+  ASSERT_TRUE(mlir::succeeded(evaluateFunction(func, argPtrs, ref, error))) << error;
+
+  mlir::OwningOpRef<mlir::ModuleOp> single = mlir::ModuleOp::create(l.module->getLoc());
+  single->push_back(func->clone());
+  auto functions = compileAttentionFunctions(*single, {}, *device);
+  ASSERT_TRUE(functions.ok()) << functions.status().message();
+  ASSERT_EQ(functions->size(), 1u);
+  HostTensor out = HostTensor::zeros({2, 77, 2, 32}, DType::f16);
+  std::vector<HostTensor *> host;
+  for (HostTensor &t : args)
+    host.push_back(&t);
+  host.push_back(&out);
+  std::vector<rt::DeviceBuffer> buffers;
+  std::vector<DLTensor> tensors(host.size());
+  rt::TensorList list;
+  for (size_t i = 0; i < host.size(); ++i) {
+    auto buffer = (*device)->allocate(host[i]->storage.size());
+    ASSERT_TRUE(buffer.ok()) << buffer.status().message();
+    ASSERT_TRUE((*device)
+                    ->copyToDevice(buffer->get(), host[i]->storage.data(), host[i]->storage.size())
+                    .ok());
+    DLTensor &d = tensors[i];
+    d.data = buffer->data();
+    d.device = {kDLCUDA, 0};
+    d.ndim = static_cast<int32_t>(host[i]->sizes.size());
+    d.dtype =
+        host[i]->dtype == DType::f16 ? DLDataType{kDLFloat, 16, 1} : DLDataType{kDLFloat, 32, 1};
+    d.shape = host[i]->sizes.data();
+    d.strides = nullptr;
+    d.byte_offset = 0;
+    buffers.push_back(std::move(*buffer));
+    list.push_back(&d);
+  }
+  rt::Status ran = functions->front().run(list, *device);
+  ASSERT_TRUE(ran.ok()) << ran.message();
+  ASSERT_TRUE(
+      (*device)->copyToHost(out.storage.data(), buffers.back().get(), out.storage.size()).ok());
+  int64_t bad = 0;
+  for (int64_t b = 0; b < 2; ++b)
+    for (int64_t q = 0; q < 77; ++q)
+      for (int64_t h = 0; h < 2; ++h)
+        for (int64_t d = 0; d < 32; ++d) {
+          double x = out.get({b, q, h, d}), y = ref[0].get({b, q, h, d});
+          bad += !(std::fabs(x - y) <= 2e-3 + 2e-3 * std::fabs(y));
+        }
+  EXPECT_EQ(bad, 0);
+}
+
+} // namespace
