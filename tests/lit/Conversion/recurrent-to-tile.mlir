@@ -1,11 +1,12 @@
 // RUN: metaattn-opt %s --convert-attn-to-tile | FileCheck %s
 
-// The chunked schedule of a token-gated recurrence with a v modifier: the gates are read
-// through gate_mod, zeroed past the sequence and scanned in f32; the chunk's scores are
-// decayed by exp(G_i - G_j) below the diagonal; Q is scaled by exp(G) before the state gemm;
-// K is scaled by exp(G_last - G), transposed and zeroed past the sequence before the state
-// update; the state is decayed by exp(G_last) and kept in registers, with a 16-bit copy in
-// shared memory for the next chunk's gemm.
+// The chunked algorithm is two kernels. @gated_step0 walks the chunks of one (value tile,
+// head, batch) with the state in registers: it writes the state entering each chunk to the
+// chunk-states buffer (parameter 5, [B, H, ceil(S/64), 64, 32] bf16), reads the gates through
+// gate_mod, zeroes them past the sequence and scans them in f32, applies v_mod, scales K by
+// exp(G_last - G) into a transposed copy and updates the state. @gated_step1 handles one
+// (chunk, head x value tile, batch): the intra-chunk scores decayed by exp(G_i - G_j) below the
+// diagonal, then Q scaled by exp(G) times the chunk's entering state.
 
 func.func @gated(%q: tensor<?x?x2x64xbf16>, %k: tensor<?x?x2x64xbf16>, %v: tensor<?x?x4x32xbf16>,
                  %g: tensor<?x?x4xf32>, %scale: tensor<4xf32>) -> tensor<?x?x4x32xbf16> {
@@ -19,21 +20,19 @@ func.func @gated(%q: tensor<?x?x2x64xbf16>, %k: tensor<?x?x2x64xbf16>, %v: tenso
   return %o : tensor<?x?x4x32xbf16>
 }
 
-// CHECK-LABEL: tile.kernel @gated
+// CHECK-LABEL: tile.kernel @gated_step0
+// CHECK-SAME: tile.name = "chunk_states"
 // CHECK-SAME: grid = array<i64: 2, 3, 32, -1, 0, 4, 0, 0, 1>
+// CHECK-SAME: tile.bindings = ["arg:0", "arg:1", "arg:2", "arg:3", "arg:4", "temp:0"]
 // CHECK: tile.alloc : memref<64x64xbf16, #tile.space<shared>>
-// CHECK-NEXT: tile.alloc : memref<64x64xbf16, #tile.space<shared>>
 // CHECK-NEXT: tile.alloc : memref<64x32xbf16, #tile.space<shared>>
 // CHECK-NEXT: %[[KT:.*]] = tile.alloc : memref<64x64xbf16, #tile.space<shared>>
-// CHECK-NEXT: %[[STATES:.*]] = tile.alloc : memref<64x32xbf16, #tile.space<shared>>
 // CHECK-NEXT: %[[GATES:.*]] = tile.alloc : memref<64xf32, #tile.space<shared>>
-// CHECK-NEXT: tile.alloc : memref<64x64xf32, #tile.space<fragment>>
-// CHECK-NEXT: tile.alloc : memref<64x64xbf16, #tile.space<fragment>>
-// CHECK-NEXT: %[[OUT:.*]] = tile.alloc : memref<64x32xf32, #tile.space<fragment>>
 // CHECK-NEXT: %[[STATE:.*]] = tile.alloc : memref<64x32xf32, #tile.space<fragment>>
 // CHECK: tile.fill %[[STATE]]
 // CHECK: tile.pipelined
-// CHECK-COUNT-3: tile.copy
+// CHECK-COUNT-2: tile.copy
+// CHECK: tile.copy %[[STATE]] to %arg5{{.*}} {dims = array<i64: 3, 4>} : memref<64x32xf32, #tile.space<fragment>> to !tile.tensor<?x4x?x64x32xbf16>
 // CHECK: tile.parallel
 // CHECK: tile.read %{{.*}} : <?x?x4xf32> -> f32
 // CHECK: arith.select
@@ -42,6 +41,23 @@ func.func @gated(%q: tensor<?x?x2x64xbf16>, %k: tensor<?x?x2x64xbf16>, %v: tenso
 // CHECK-NEXT: tile.scan %[[GATES]] : memref<64xf32, #tile.space<shared>>
 // CHECK-NEXT: tile.barrier
 // CHECK: tile.read %{{.*}} : <4xf32> -> f32
+// CHECK: memref.store {{.*}}, %[[KT]][%arg8, %arg7]
+// CHECK: math.exp
+// CHECK: tile.gemm %[[KT]], {{.*}}, %[[STATE]]
+
+// CHECK-LABEL: tile.kernel @gated_step1
+// CHECK-SAME: grid = array<i64: 0, 1, 64, -1, 0, 4, 0, 0, 1>
+// CHECK-SAME: tile.bindings = ["arg:0", "arg:1", "arg:2", "arg:3", "arg:4", "temp:0", "result:0"]
+// CHECK: tile.alloc : memref<64x64xbf16, #tile.space<shared>>
+// CHECK-NEXT: tile.alloc : memref<64x32xbf16, #tile.space<shared>>
+// CHECK-NEXT: tile.alloc : memref<64x64xbf16, #tile.space<shared>>
+// CHECK-NEXT: %[[STATES:.*]] = tile.alloc : memref<64x32xbf16, #tile.space<shared>>
+// CHECK: %[[OUT:.*]] = tile.alloc : memref<64x32xf32, #tile.space<fragment>>
+// CHECK: tile.copy %arg5{{.*}} to %[[STATES]] {async, dims = array<i64: 3, 4>}
+// CHECK-NEXT: tile.async_commit
+// CHECK-NEXT: tile.async_wait 0
+// CHECK-NEXT: tile.barrier
+// CHECK: tile.scan
 // CHECK: tile.gemm {{.*}} {transpose_b}
 // CHECK: tile.parallel
 // CHECK: arith.cmpi sle
@@ -49,7 +65,4 @@ func.func @gated(%q: tensor<?x?x2x64xbf16>, %k: tensor<?x?x2x64xbf16>, %v: tenso
 // CHECK: tile.gemm {{.*}}, %[[OUT]]
 // CHECK: math.exp
 // CHECK: tile.gemm {{.*}}, %[[STATES]], %[[OUT]]
-// CHECK: tile.copy %[[OUT]] to
-// CHECK: memref.store {{.*}}, %[[KT]]
-// CHECK: tile.gemm %[[KT]], {{.*}}, %[[STATE]]
-// CHECK: memref.store {{.*}}, %[[STATES]]
+// CHECK: tile.copy %[[OUT]] to %arg6

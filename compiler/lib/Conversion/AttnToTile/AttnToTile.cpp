@@ -88,23 +88,7 @@ struct ConvertAttnToTilePass
   /// The kernel of one step, with tile sizes from the model unless set by the options.
   FailureOr<tile::KernelOp> buildStep(OpBuilder &builder, Operation *op, StringRef name,
                                       const TargetDesc &target) {
-    if (auto recurrent = dyn_cast<attn::RecurrentOp>(op)) {
-      auto qt = cast<RankedTensorType>(recurrent.getQ().getType());
-      auto vt = cast<RankedTensorType>(recurrent.getV().getType());
-      RecurrentTileConfig config =
-          chooseRecurrentConfig(qt.getDimSize(3), vt.getDimSize(3), recurrent.getGateKind(),
-                                qt.getElementTypeBitWidth() / 8, target);
-      // For the chunked kernel block-m is the chunk length and block-n the value tile.
-      if (blockM)
-        config.chunk = blockM;
-      if (blockN)
-        config.blockV = blockN;
-      if (numWarps)
-        config.warps = numWarps;
-      if (numStages)
-        config.stages = numStages;
-      return buildRecurrentKernel(builder, recurrent, name, config);
-    }
+
     TileConfig config;
     auto attention = dyn_cast<attn::OnlineAttentionOp>(op);
     if (attention) {
@@ -124,6 +108,25 @@ struct ConvertAttnToTilePass
     if (attention)
       return buildAttentionKernel(builder, attention, name, config);
     return buildCombineKernel(builder, cast<attn::CombineOp>(op), name, config);
+  }
+
+  /// The chunk config of a recurrent op: from the model unless set by the options (block-m is
+  /// the chunk length, block-n the value columns per block).
+  RecurrentTileConfig recurrentConfig(attn::RecurrentOp op, const TargetDesc &target) {
+    auto qt = cast<RankedTensorType>(op.getQ().getType());
+    auto vt = cast<RankedTensorType>(op.getV().getType());
+    RecurrentTileConfig config = chooseRecurrentConfig(
+        qt.getDimSize(3), vt.getDimSize(3), op.getGateKind(), qt.getElementTypeBitWidth() / 8,
+        target);
+    if (blockM)
+      config.chunk = blockM;
+    if (blockN)
+      config.blockV = blockN;
+    if (numWarps)
+      config.warps = numWarps;
+    if (numStages)
+      config.stages = numStages;
+    return config;
   }
 
   void runOnOperation() override {
@@ -153,26 +156,71 @@ struct ConvertAttnToTilePass
       if (failed(steps))
         return signalPassFailure();
       std::string name = func.getSymName().str();
-      bool single = steps->size() == 1;
+      // A recurrent op is two kernels (chunk states, then outputs) with a buffer between.
+      unsigned numKernels = 0, nextTemp = 0;
+      for (const Step &step : *steps) {
+        numKernels += isa<attn::RecurrentOp>(step.op) ? 2 : 1;
+        for (const std::string &binding : step.bindings)
+          if (StringRef(binding).starts_with("temp:"))
+            nextTemp = std::max<unsigned>(nextTemp, std::stoi(binding.substr(5)) + 1);
+      }
+      bool single = numKernels == 1;
       OpBuilder builder(func);
       SmallVector<tile::KernelOp> kernels;
-      for (auto [k, step] : llvm::enumerate(*steps)) {
-        std::string kernelName = single ? name + ".tmp" : name + "_step" + std::to_string(k);
-        if (symbols.lookup(kernelName)) {
-          func.emitError() << "convert-attn-to-tile: the kernel name @" << kernelName
-                           << " is taken by another symbol";
-          return signalPassFailure();
+      auto kernelName = [&]() -> FailureOr<std::string> {
+        std::string kernelName =
+            single ? name + ".tmp" : name + "_step" + std::to_string(kernels.size());
+        if (symbols.lookup(kernelName))
+          return func.emitError() << "convert-attn-to-tile: the kernel name @" << kernelName
+                                  << " is taken by another symbol";
+        return kernelName;
+      };
+      auto record = [&](tile::KernelOp kernel, ArrayRef<std::string> bindings) {
+        SmallVector<Attribute> attrs;
+        for (const std::string &binding : bindings)
+          attrs.push_back(builder.getStringAttr(binding));
+        kernel->setAttr(kFunctionAttr, builder.getStringAttr(name));
+        kernel->setAttr(kStepAttr, builder.getI64IntegerAttr(kernels.size()));
+        kernel->setAttr(kBindingsAttr, builder.getArrayAttr(attrs));
+        kernels.push_back(kernel);
+      };
+      for (Step &step : *steps) {
+        if (auto recurrent = dyn_cast<attn::RecurrentOp>(step.op)) {
+          FailureOr<std::string> statesName = kernelName();
+          if (failed(statesName))
+            return signalPassFailure();
+          std::string outputName = name + "_step" + std::to_string(kernels.size() + 1);
+          if (symbols.lookup(outputName)) {
+            func.emitError() << "convert-attn-to-tile: the kernel name @" << outputName
+                             << " is taken by another symbol";
+            return signalPassFailure();
+          }
+          auto built = buildRecurrentKernels(builder, recurrent, *statesName, outputName,
+                                             recurrentConfig(recurrent, *target));
+          if (failed(built))
+            return signalPassFailure();
+          // Bindings: the operands, the chunk states, then the final state or the output.
+          unsigned numOperands = recurrent->getNumOperands();
+          SmallVector<std::string> statesBindings(step.bindings.begin(),
+                                                  step.bindings.begin() + numOperands);
+          SmallVector<std::string> outputBindings = statesBindings;
+          std::string buffer = "temp:" + std::to_string(nextTemp++);
+          statesBindings.push_back(buffer);
+          outputBindings.push_back(buffer);
+          if (recurrent.getFinalState())
+            statesBindings.push_back(step.bindings[numOperands + 1]);
+          outputBindings.push_back(step.bindings[numOperands]);
+          record(built->first, statesBindings);
+          record(built->second, outputBindings);
+          continue;
         }
-        FailureOr<tile::KernelOp> kernel = buildStep(builder, step.op, kernelName, *target);
+        FailureOr<std::string> stepName = kernelName();
+        if (failed(stepName))
+          return signalPassFailure();
+        FailureOr<tile::KernelOp> kernel = buildStep(builder, step.op, *stepName, *target);
         if (failed(kernel))
           return signalPassFailure();
-        SmallVector<Attribute> bindings;
-        for (const std::string &binding : step.bindings)
-          bindings.push_back(builder.getStringAttr(binding));
-        (*kernel)->setAttr(kFunctionAttr, builder.getStringAttr(name));
-        (*kernel)->setAttr(kStepAttr, builder.getI64IntegerAttr(k));
-        (*kernel)->setAttr(kBindingsAttr, builder.getArrayAttr(bindings));
-        kernels.push_back(*kernel);
+        record(*kernel, step.bindings);
       }
       symbols.erase(func);
       for (tile::KernelOp kernel : kernels) {

@@ -1,9 +1,12 @@
 //===- RecurrentKernelBuilder.cpp - attn.recurrent as a chunked tile.kernel --===//
 //
-// The chunked algorithm of linear attention. One block owns (batch b, head h, a tile of BV
-// value columns) and walks the sequence in chunks of C tokens, keeping the state S
-// (Dk x BV, f32) in registers. With G_i the cumulative log-decay of the chunk up to row i
-// (inclusive; a scan of the gates in f32):
+// The chunked algorithm of linear attention, as two kernels. The states kernel gives one
+// block to each (batch b, head h, tile of BV value columns); it walks the sequence in chunks of
+// C tokens, keeping the state S (Dk x BV, f32) in registers, and writes the state entering
+// every chunk to a buffer [B, H, ceil(S / C), Dk, Dv] (16-bit) and the final state. The output
+// kernel then computes every (chunk, value tile, head, batch) in parallel from that buffer.
+// With G_i the cumulative log-decay of the chunk up to row i (inclusive; a scan of the gates in
+// f32):
 //
 //   O_c   = ((Q Kᵀ) ⊙ D) V + (Q ⊙ exp(G)) S        D_ij = exp(G_i - G_j) for j <= i, else 0
 //   S_new = exp(G_last) ⊙ S + (K ⊙ exp(G_last - G))ᵀ V
@@ -35,7 +38,8 @@ public:
   RecurrentBuilder(OpBuilder &b, attn::RecurrentOp op, const RecurrentTileConfig &config)
       : TileIRBuilder(b, op.getLoc()), op(op), cfg(config) {}
 
-  FailureOr<KernelOp> build(StringRef name);
+  /// The states kernel (`output` false) or the output kernel.
+  FailureOr<KernelOp> build(StringRef name, bool output);
 
 private:
   Value expF(Value x) { return b.create<math::ExpOp>(loc, x); }
@@ -58,12 +62,14 @@ private:
   }
 
   void declareParams(KernelOp kernel);
+  void loadChunk(Value t0);
   void loadGates(Value t0);
   void applyModifiers(Value t0);
   void intraChunk(Value t0);
   void interChunk();
   void updateState(Value t0);
-  void buildChunk(Value j);
+  void buildStatesBody();
+  void buildOutputBody();
 
   attn::RecurrentOp op;
   RecurrentTileConfig cfg;
@@ -72,7 +78,8 @@ private:
   GateKind kind = GateKind::none;
   bool vectorGate = false, hasGate = false;
 
-  Value qParam, kParam, vParam, gateParam, initParam, oParam, finalParam;
+  bool outputKernel = false;
+  Value qParam, kParam, vParam, gateParam, initParam, statesParam, oParam, finalParam;
   SmallVector<Value> inputParams;
   SmallVector<SmallVector<RecurrentDim>> inputDims;
   Value batch, head, qkHead, v0, seqLen;
@@ -144,7 +151,7 @@ void RecurrentBuilder::applyModifiers(Value t0) {
                   {&op.getVMod(), vS, cfg.blockV, valueDim, v0}};
   bool any = false;
   for (Operand &o : operands) {
-    if (o.region->empty())
+    if (o.region->empty() || (o.buffer == qS && !outputKernel))
       continue;
     any = true;
     SmallVector<Value> ivs;
@@ -240,22 +247,68 @@ void RecurrentBuilder::updateState(Value t0) {
   }
   b.create<BarrierOp>(loc);
   b.create<GemmOp>(loc, kT, vS, state, /*transpose_b=*/false);
-  // The next chunk reads the state as a 16-bit gemm operand.
-  SmallVector<Value> ivs;
-  ParallelOp par = beginParallel({cfg.paddedKeyDim, cfg.blockV}, ivs);
-  store(toElt(load(state, ivs)), stateS, ivs);
-  endParallel(par);
 }
 
-void RecurrentBuilder::buildChunk(Value j) {
-  Value t0 = mul(j, idx(chunk));
+void RecurrentBuilder::loadChunk(Value t0) {
+  // The states kernel's loop is pipelined (its copies become async there); the output
+  // kernel issues its copies asynchronously itself and waits for them in buildOutputBody.
   Value zero = idx(0);
-  b.create<CopyOp>(loc, qParam, ValueRange{batch, t0, qkHead, zero}, qS, ValueRange{},
-                   b.getDenseI64ArrayAttr({1, 3}), false);
+  bool async = outputKernel;
+  if (outputKernel)
+    b.create<CopyOp>(loc, qParam, ValueRange{batch, t0, qkHead, zero}, qS, ValueRange{},
+                     b.getDenseI64ArrayAttr({1, 3}), async);
   b.create<CopyOp>(loc, kParam, ValueRange{batch, t0, qkHead, zero}, kS, ValueRange{},
-                   b.getDenseI64ArrayAttr({1, 3}), false);
+                   b.getDenseI64ArrayAttr({1, 3}), async);
   b.create<CopyOp>(loc, vParam, ValueRange{batch, t0, head, v0}, vS, ValueRange{},
-                   b.getDenseI64ArrayAttr({1, 3}), false);
+                   b.getDenseI64ArrayAttr({1, 3}), async);
+}
+
+void RecurrentBuilder::buildStatesBody() {
+  // S starts from the initial state (zero past the head dims) or zero.
+  Type f32Type = b.getF32Type();
+  int64_t dk = cfg.paddedKeyDim, bv = cfg.blockV;
+  if (initParam) {
+    SmallVector<Value> ivs;
+    ParallelOp par = beginParallel({dk, bv}, ivs);
+    Value s = b.create<ReadOp>(loc, f32Type, initParam,
+                               ValueRange{batch, head, ivs[0], add(v0, ivs[1])});
+    store(s, state, ivs);
+    endParallel(par);
+  } else {
+    b.create<FillOp>(loc, state, f32(0.0));
+  }
+  Value chunks = b.create<arith::CeilDivSIOp>(loc, seqLen, idx(chunk));
+  auto loop = b.create<PipelinedOp>(loc, idx(0), chunks, cfg.stages);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    Value j = loop.getInductionVar();
+    b.setInsertionPoint(loop.getBody().front().getTerminator());
+    Value t0 = mul(j, idx(chunk));
+    loadChunk(t0);
+    // The state entering this chunk, for the output kernel.
+    b.create<CopyOp>(loc, state, ValueRange{}, statesParam,
+                     ValueRange{batch, head, j, idx(0), v0}, b.getDenseI64ArrayAttr({3, 4}),
+                     false);
+    if (hasGate)
+      loadGates(t0);
+    applyModifiers(t0);
+    updateState(t0);
+  }
+  if (finalParam)
+    b.create<CopyOp>(loc, state, ValueRange{}, finalParam, ValueRange{batch, head, idx(0), v0},
+                     b.getDenseI64ArrayAttr({2, 3}), false);
+}
+
+void RecurrentBuilder::buildOutputBody() {
+  // One chunk: the state entering it comes from the states kernel.
+  Value j = b.create<BlockIdOp>(loc, b.getIndexType(), 0);
+  Value t0 = mul(j, idx(chunk));
+  loadChunk(t0);
+  b.create<CopyOp>(loc, statesParam, ValueRange{batch, head, j, idx(0), v0}, stateS,
+                   ValueRange{}, b.getDenseI64ArrayAttr({3, 4}), /*async=*/true);
+  b.create<AsyncCommitOp>(loc);
+  b.create<AsyncWaitOp>(loc, 0);
+  b.create<BarrierOp>(loc);
   if (hasGate)
     loadGates(t0);
   applyModifiers(t0);
@@ -263,7 +316,6 @@ void RecurrentBuilder::buildChunk(Value j) {
   interChunk();
   b.create<CopyOp>(loc, out, ValueRange{}, oParam, ValueRange{batch, t0, head, v0},
                    b.getDenseI64ArrayAttr({1, 3}), false);
-  updateState(t0);
 }
 
 void RecurrentBuilder::declareParams(KernelOp kernel) {
@@ -286,8 +338,12 @@ void RecurrentBuilder::declareParams(KernelOp kernel) {
                                                : "Dinput");
     described.push_back({"input" + std::to_string(i), symbols});
   }
-  described.push_back({"o", {"B", "S", "H", "Dv"}});
-  if (op.getFinalState())
+  // The states entering each chunk: [B, H, ceil(S / chunk), padded Dk, Dv].
+  std::string chunks = "S/" + std::to_string(chunk);
+  described.push_back({"chunk_states", {"B", "H", chunks, "Dk_padded", "Dv"}});
+  if (outputKernel)
+    described.push_back({"o", {"B", "S", "H", "Dv"}});
+  else if (op.getFinalState())
     described.push_back({"final_state", {"B", "H", "Dk", "Dv"}});
   SmallVector<Attribute> symbolAttrs;
   for (auto [i, entry] : llvm::enumerate(described)) {
@@ -298,13 +354,21 @@ void RecurrentBuilder::declareParams(KernelOp kernel) {
     symbolAttrs.push_back(b.getArrayAttr(dims));
   }
   kernel->setAttr("tile.dim_symbols", b.getArrayAttr(symbolAttrs));
-  SmallVector<int64_t> outputs = {int64_t(op->getNumOperands())};
-  if (op.getFinalState())
-    outputs.push_back(op->getNumOperands() + 1);
+  // Written: the chunk states by the states kernel (with the final state), o by the other.
+  int64_t statesIndex = op->getNumOperands();
+  SmallVector<int64_t> outputs;
+  if (outputKernel) {
+    outputs.push_back(statesIndex + 1);
+  } else {
+    outputs.push_back(statesIndex);
+    if (op.getFinalState())
+      outputs.push_back(statesIndex + 1);
+  }
   kernel->setAttr("tile.outputs", b.getDenseI64ArrayAttr(outputs));
 }
 
-FailureOr<KernelOp> RecurrentBuilder::build(StringRef name) {
+FailureOr<KernelOp> RecurrentBuilder::build(StringRef name, bool output) {
+  outputKernel = output;
   auto qt = cast<RankedTensorType>(op.getQ().getType());
   auto vt = cast<RankedTensorType>(op.getV().getType());
   elt = qt.getElementType();
@@ -339,13 +403,21 @@ FailureOr<KernelOp> RecurrentBuilder::build(StringRef name) {
     auto rt = cast<RankedTensorType>(t);
     return GlobalTensorType::get(t.getContext(), rt.getShape(), rt.getElementType());
   };
+  int64_t dk = cfg.paddedKeyDim, bv = cfg.blockV;
+  int64_t valueTiles = (valueDim + bv - 1) / bv;
   SmallVector<Type> params;
   for (Value operand : op->getOperands())
     params.push_back(toGlobal(operand.getType()));
-  for (Type result : op->getResultTypes())
-    params.push_back(toGlobal(result));
-  // Grid: value tiles × heads × batch.
-  SmallVector<int64_t> grid = {2, 3, cfg.blockV, -1, 0, heads, 0, 0, 1};
+  params.push_back(GlobalTensorType::get(
+      b.getContext(), {ShapedType::kDynamic, heads, ShapedType::kDynamic, dk, valueDim}, elt));
+  if (outputKernel)
+    params.push_back(toGlobal(op.getOutput().getType()));
+  else if (op.getFinalState())
+    params.push_back(toGlobal(op.getFinalState().getType()));
+  // Grid: states (value tiles, heads, batch); output (chunks, heads × value tiles, batch).
+  SmallVector<int64_t> grid =
+      outputKernel ? SmallVector<int64_t>{0, 1, chunk, -1, 0, heads * valueTiles, 0, 0, 1}
+                   : SmallVector<int64_t>{2, 3, bv, -1, 0, heads, 0, 0, 1};
   auto kernel = b.create<KernelOp>(loc, name, b.getFunctionType(params, {}),
                                    /*arg_attrs=*/nullptr, /*res_attrs=*/nullptr,
                                    b.getDenseI64ArrayAttr(grid), cfg.warps * 32);
@@ -363,61 +435,47 @@ FailureOr<KernelOp> RecurrentBuilder::build(StringRef name) {
     initParam = entry->getArgument(next++);
   for (size_t i = 0; i < op.getInputs().size(); ++i)
     inputParams.push_back(entry->getArgument(next++));
-  oParam = entry->getArgument(next++);
-  if (op.getFinalState())
+  statesParam = entry->getArgument(next++);
+  if (outputKernel)
+    oParam = entry->getArgument(next++);
+  else if (op.getFinalState())
     finalParam = entry->getArgument(next++);
 
-  Value vTile = b.create<BlockIdOp>(loc, b.getIndexType(), 0);
-  head = b.create<BlockIdOp>(loc, b.getIndexType(), 1);
+  Value vTile;
+  if (outputKernel) {
+    Value y = b.create<BlockIdOp>(loc, b.getIndexType(), 1);
+    head = b.create<arith::DivUIOp>(loc, y, idx(valueTiles));
+    vTile = b.create<arith::RemUIOp>(loc, y, idx(valueTiles));
+  } else {
+    vTile = b.create<BlockIdOp>(loc, b.getIndexType(), 0);
+    head = b.create<BlockIdOp>(loc, b.getIndexType(), 1);
+  }
   batch = b.create<BlockIdOp>(loc, b.getIndexType(), 2);
   qkHead = b.create<arith::DivUIOp>(loc, head, idx(heads / qkHeads));
-  v0 = mul(vTile, idx(cfg.blockV));
+  v0 = mul(vTile, idx(bv));
   seqLen = b.create<DimOp>(loc, b.getIndexType(), qParam, 1);
 
-  int64_t dk = cfg.paddedKeyDim, bv = cfg.blockV;
   Type f32Type = b.getF32Type();
-  qS = alloc({chunk, dk}, elt, MemorySpace::shared);
   kS = alloc({chunk, dk}, elt, MemorySpace::shared);
   vS = alloc({chunk, bv}, elt, MemorySpace::shared);
-  kT = alloc({dk, chunk}, elt, MemorySpace::shared);
-  stateS = alloc({dk, bv}, elt, MemorySpace::shared);
+  if (outputKernel) {
+    qS = alloc({chunk, dk}, elt, MemorySpace::shared);
+    stateS = alloc({dk, bv}, elt, MemorySpace::shared);
+  } else {
+    kT = alloc({dk, chunk}, elt, MemorySpace::shared);
+  }
   if (hasGate)
     gates = vectorGate ? alloc({chunk, dk}, f32Type, MemorySpace::shared)
                        : alloc({chunk}, f32Type, MemorySpace::shared);
-  scores = alloc({chunk, chunk}, f32Type, MemorySpace::fragment);
-  probs = alloc({chunk, chunk}, elt, MemorySpace::fragment);
-  out = alloc({chunk, bv}, f32Type, MemorySpace::fragment);
-  state = alloc({dk, bv}, f32Type, MemorySpace::fragment);
-
-  // The state starts from the initial state (zero past the head dims) or zero.
-  if (initParam) {
-    SmallVector<Value> ivs;
-    ParallelOp par = beginParallel({dk, bv}, ivs);
-    Value s = b.create<ReadOp>(loc, f32Type, initParam,
-                               ValueRange{batch, head, ivs[0], add(v0, ivs[1])});
-    store(s, state, ivs);
-    endParallel(par);
+  if (outputKernel) {
+    scores = alloc({chunk, chunk}, f32Type, MemorySpace::fragment);
+    probs = alloc({chunk, chunk}, elt, MemorySpace::fragment);
+    out = alloc({chunk, bv}, f32Type, MemorySpace::fragment);
+    buildOutputBody();
   } else {
-    b.create<FillOp>(loc, state, f32(0.0));
+    state = alloc({dk, bv}, f32Type, MemorySpace::fragment);
+    buildStatesBody();
   }
-  {
-    SmallVector<Value> ivs;
-    ParallelOp par = beginParallel({dk, bv}, ivs);
-    store(toElt(load(state, ivs)), stateS, ivs);
-    endParallel(par);
-  }
-  b.create<BarrierOp>(loc);
-
-  Value chunks = b.create<arith::CeilDivSIOp>(loc, seqLen, idx(chunk));
-  auto loop = b.create<PipelinedOp>(loc, idx(0), chunks, cfg.stages);
-  {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPoint(loop.getBody().front().getTerminator());
-    buildChunk(loop.getInductionVar());
-  }
-  if (finalParam)
-    b.create<CopyOp>(loc, state, ValueRange{}, finalParam, ValueRange{batch, head, idx(0), v0},
-                     b.getDenseI64ArrayAttr({2, 3}), false);
   b.create<ReturnOp>(loc);
   return kernel;
 }
@@ -441,8 +499,10 @@ RecurrentTileConfig metaattn::chooseRecurrentConfig(int64_t keyDim, int64_t valu
 }
 
 int64_t RecurrentTileConfig::sharedBytes(int64_t elementBytes, attn::GateKind gate) const {
-  int64_t perStage = (2 * chunk * paddedKeyDim + chunk * blockV) * elementBytes;
-  int64_t fixed = (paddedKeyDim * chunk + paddedKeyDim * blockV) * elementBytes;
+  // The states kernel (pipelined k, v and the transposed k); the output kernel holds q, k, v
+  // and the state once, less than that for every configuration chosen here.
+  int64_t perStage = (chunk * paddedKeyDim + chunk * blockV) * elementBytes;
+  int64_t fixed = paddedKeyDim * chunk * elementBytes;
   if (gate == attn::GateKind::vector)
     fixed += chunk * paddedKeyDim * 4;
   else if (gate != attn::GateKind::none)
@@ -450,9 +510,16 @@ int64_t RecurrentTileConfig::sharedBytes(int64_t elementBytes, attn::GateKind ga
   return perStage * stages + fixed;
 }
 
-FailureOr<KernelOp> metaattn::buildRecurrentKernel(OpBuilder &builder, attn::RecurrentOp op,
-                                                   StringRef name,
-                                                   const RecurrentTileConfig &config) {
+FailureOr<std::pair<KernelOp, KernelOp>>
+metaattn::buildRecurrentKernels(OpBuilder &builder, attn::RecurrentOp op, StringRef statesName,
+                                StringRef outputName, const RecurrentTileConfig &config) {
   OpBuilder::InsertionGuard guard(builder);
-  return RecurrentBuilder(builder, op, config).build(name);
+  FailureOr<KernelOp> states = RecurrentBuilder(builder, op, config).build(statesName, false);
+  if (failed(states))
+    return failure();
+  builder.setInsertionPointAfter(*states);
+  FailureOr<KernelOp> output = RecurrentBuilder(builder, op, config).build(outputName, true);
+  if (failed(output))
+    return failure();
+  return std::make_pair(*states, *output);
 }

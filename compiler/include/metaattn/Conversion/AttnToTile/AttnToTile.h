@@ -54,9 +54,13 @@ struct RecurrentTileConfig {
 RecurrentTileConfig chooseRecurrentConfig(int64_t keyDim, int64_t valueDim, attn::GateKind gate,
                                           int64_t elementBytes, const TargetDesc &target);
 
-mlir::FailureOr<tile::KernelOp> buildRecurrentKernel(mlir::OpBuilder &builder,
-                                                     attn::RecurrentOp op, llvm::StringRef name,
-                                                     const RecurrentTileConfig &config);
+/// The two kernels of the chunked algorithm of `op`. Both take the op's operands and then a
+/// buffer of the state entering every chunk, [B, H, ceil(S / chunk), padded Dk, Dv] in the
+/// element type; the states kernel writes it (and then the final state, when the op returns
+/// one), the output kernel reads it and writes the output.
+mlir::FailureOr<std::pair<tile::KernelOp, tile::KernelOp>>
+buildRecurrentKernels(mlir::OpBuilder &builder, attn::RecurrentOp op, llvm::StringRef statesName,
+                      llvm::StringRef outputName, const RecurrentTileConfig &config);
 
 /// Builds the tile.kernel of one attn.combine: blocks of `config.blockM` query rows and
 /// `config.warps` warps, one per (query tile, head, batch entry).
