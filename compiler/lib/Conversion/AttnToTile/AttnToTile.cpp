@@ -121,7 +121,7 @@ struct ConvertAttnToTilePass
     if (blockM)
       config.chunk = blockM;
     if (blockN)
-      config.blockV = blockN;
+      config.blockV = config.outputBlockV = blockN;
     if (numWarps)
       config.warps = numWarps;
     if (numStages)

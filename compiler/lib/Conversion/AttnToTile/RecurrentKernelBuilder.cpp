@@ -79,6 +79,7 @@ private:
   bool vectorGate = false, hasGate = false;
 
   bool outputKernel = false;
+  int64_t blockV = 0; // value columns per block: cfg.blockV or cfg.outputBlockV
   Value qParam, kParam, vParam, gateParam, initParam, statesParam, oParam, finalParam;
   SmallVector<Value> inputParams;
   SmallVector<SmallVector<RecurrentDim>> inputDims;
@@ -148,7 +149,7 @@ void RecurrentBuilder::applyModifiers(Value t0) {
     Value colOffset;
   } operands[] = {{&op.getQMod(), qS, cfg.paddedKeyDim, keyDim, Value()},
                   {&op.getKMod(), kS, cfg.paddedKeyDim, keyDim, Value()},
-                  {&op.getVMod(), vS, cfg.blockV, valueDim, v0}};
+                  {&op.getVMod(), vS, blockV, valueDim, v0}};
   bool any = false;
   for (Operand &o : operands) {
     if (o.region->empty() || (o.buffer == qS && !outputKernel))
@@ -241,7 +242,7 @@ void RecurrentBuilder::updateState(Value t0) {
   }
   if (hasGate) {
     SmallVector<Value> ivs;
-    ParallelOp par = beginParallel({cfg.paddedKeyDim, cfg.blockV}, ivs);
+    ParallelOp par = beginParallel({cfg.paddedKeyDim, blockV}, ivs);
     store(mulF(load(state, ivs), expF(logDecay(last, ivs[0]))), state, ivs);
     endParallel(par);
   }
@@ -266,7 +267,7 @@ void RecurrentBuilder::loadChunk(Value t0) {
 void RecurrentBuilder::buildStatesBody() {
   // S starts from the initial state (zero past the head dims) or zero.
   Type f32Type = b.getF32Type();
-  int64_t dk = cfg.paddedKeyDim, bv = cfg.blockV;
+  int64_t dk = cfg.paddedKeyDim, bv = blockV;
   if (initParam) {
     SmallVector<Value> ivs;
     ParallelOp par = beginParallel({dk, bv}, ivs);
@@ -369,6 +370,7 @@ void RecurrentBuilder::declareParams(KernelOp kernel) {
 
 FailureOr<KernelOp> RecurrentBuilder::build(StringRef name, bool output) {
   outputKernel = output;
+  blockV = output ? cfg.outputBlockV : cfg.blockV;
   auto qt = cast<RankedTensorType>(op.getQ().getType());
   auto vt = cast<RankedTensorType>(op.getV().getType());
   elt = qt.getElementType();
@@ -385,12 +387,12 @@ FailureOr<KernelOp> RecurrentBuilder::build(StringRef name, bool output) {
   hasGate = kind != GateKind::none;
   vectorGate = kind == GateKind::vector;
   if (chunk % (16 * cfg.warps) != 0 || cfg.paddedKeyDim % (16 * cfg.warps) != 0 ||
-      cfg.blockV % 16 != 0)
+      blockV % 16 != 0)
     return op.emitOpError() << "chunk config needs the chunk and the padded key dim to be "
                                "multiples of 16·warps and the value tile a multiple of 16, "
                                "got chunk "
                             << chunk << ", key dim " << cfg.paddedKeyDim << ", value tile "
-                            << cfg.blockV << ", warps " << cfg.warps;
+                            << blockV << ", warps " << cfg.warps;
   for (Attribute attr : op.getInputDims()) {
     std::string error;
     auto dims = attn::parseRecurrentInputDims(cast<StringAttr>(attr).getValue(), error);
@@ -403,7 +405,7 @@ FailureOr<KernelOp> RecurrentBuilder::build(StringRef name, bool output) {
     auto rt = cast<RankedTensorType>(t);
     return GlobalTensorType::get(t.getContext(), rt.getShape(), rt.getElementType());
   };
-  int64_t dk = cfg.paddedKeyDim, bv = cfg.blockV;
+  int64_t dk = cfg.paddedKeyDim, bv = blockV;
   int64_t valueTiles = (valueDim + bv - 1) / bv;
   SmallVector<Type> params;
   for (Value operand : op->getOperands())
@@ -492,6 +494,9 @@ RecurrentTileConfig metaattn::chooseRecurrentConfig(int64_t keyDim, int64_t valu
   // Register budget: the state (Dk x BV f32) lives in registers next to the chunk's scores
   // and output, so wide key dims take narrower value tiles.
   cfg.blockV = std::min<int64_t>(paddedValue, cfg.paddedKeyDim > 128 ? 32 : 64);
+  // The output kernel reads the state from shared memory, not registers: wider value tiles
+  // there recompute the chunk's Q·Kᵀ for fewer tiles.
+  cfg.outputBlockV = std::min<int64_t>(paddedValue, 128);
   cfg.stages = 2;
   while (cfg.stages > 1 && cfg.sharedBytes(elementBytes, gate) > target.sharedBytesPerBlock)
     --cfg.stages;

@@ -238,26 +238,39 @@ LogicalResult Printer::printParallel(ParallelOp op) {
 LogicalResult Printer::printStridedParallel(ParallelOp op) {
   ArrayRef<int64_t> shape = op.getShape();
   int64_t cols = shape.size() == 2 ? shape[1] : 1;
+  int64_t total = shape[0] * cols;
+  int64_t trips = (total + threads - 1) / threads;
+  std::string it = "it" + std::to_string(counter++);
   std::string lin = "l" + std::to_string(counter++);
   line() << "// tile.parallel [" << llvm::join(llvm::map_range(shape, [](int64_t x) {
     return std::to_string(x);
   }), ", ") << "] over shared buffers: indices spread over the threads\n";
-  line() << "for (int " << lin << " = (int)threadIdx.x; " << lin << " < " << shape[0] * cols
-         << "; " << lin << " += " << threads << ") {\n";
-  {
-    IndentScope inner(*this);
-    Block &body = op.getBody().front();
-    line() << "const int " << fresh(body.getArgument(0)) << " = " << lin << " / " << cols
-           << ";\n";
-    if (shape.size() == 2)
-      line() << "const int " << fresh(body.getArgument(1)) << " = " << lin << " % " << cols
-             << ";\n";
-    parallel = ParallelContext{"", "", false};
-    LogicalResult result = printBlock(body);
-    parallel.reset();
-    if (failed(result))
-      return failure();
+  // A counted loop (partly unrolled) so that independent iterations overlap their loads.
+  line() << "#pragma unroll 8\n";
+  line() << "for (int " << it << " = 0; " << it << " < " << trips << "; ++" << it << ") {\n";
+  ++indent;
+  line() << "const int " << lin << " = " << it << " * " << threads << " + (int)threadIdx.x;\n";
+  bool guarded = total % threads != 0;
+  if (guarded) {
+    line() << "if (" << lin << " < " << total << ") {\n";
+    ++indent;
   }
+  Block &body = op.getBody().front();
+  line() << "const int " << fresh(body.getArgument(0)) << " = " << lin << " / " << cols
+         << ";\n";
+  if (shape.size() == 2)
+    line() << "const int " << fresh(body.getArgument(1)) << " = " << lin << " % " << cols
+           << ";\n";
+  parallel = ParallelContext{"", "", false};
+  LogicalResult result = printBlock(body);
+  parallel.reset();
+  if (failed(result))
+    return failure();
+  if (guarded) {
+    --indent;
+    line() << "}\n";
+  }
+  --indent;
   line() << "}\n";
   return success();
 }

@@ -45,9 +45,9 @@ mlir::FailureOr<tile::KernelOp> buildAttentionKernel(mlir::OpBuilder &builder,
 /// Tiling of the chunked linear-attention kernel (attn.recurrent).
 struct RecurrentTileConfig {
   /// Tokens per chunk; the key dim padded to whole warp row-tiles; the value columns a block
-  /// owns.
+  /// of the states kernel owns (its state lives in registers) and of the output kernel.
   int64_t chunk = 64, warps = 4, stages = 2;
-  int64_t paddedKeyDim = 0, blockV = 64;
+  int64_t paddedKeyDim = 0, blockV = 64, outputBlockV = 64;
   int64_t sharedBytes(int64_t elementBytes, attn::GateKind gate) const;
 };
 
