@@ -2,7 +2,7 @@
 # The linear family on the GPU: every function of frontend/variants/linear.mlir against the
 # token-by-token oracle at awkward lengths (bf16), the real head dims of the PERF.md shapes at a
 # short length, compute-sanitizer on a chunked kernel, then (BENCH_LINEAR=1) the timing against
-# FLA (benchmarks/bench_linear.py; FLA from $FLA_PATH when given).
+# FLA (benchmarks/bench_linear.py; FLA from $FLA_PATH when given). SANITIZE=0 skips the sanitizer.
 #
 #   BIN=<dir with static metaattn-run, metaattn-variant> OUT=<dir> bash tests/gpu/run_linear.sh
 set -u
@@ -41,7 +41,7 @@ xargs -P "$JOBS" -L 1 bash -c 'run_job "$@"' _ < "$OUT/linear_jobs.txt" | sort >
 echo "linear correctness: $(grep -c ^PASS "$OUT/linear_correctness.txt") passed," \
      "$(grep -c ^FAIL "$OUT/linear_correctness.txt") failed"
 grep ^FAIL "$OUT/linear_correctness.txt" | head
-for tool in memcheck racecheck; do
+[ "${SANITIZE:-1}" = 1 ] && for tool in memcheck racecheck; do
   compute-sanitizer --tool "$tool" --error-exitcode 3 "$RUN" "$FILE" --device=gpu \
     --function=gated_retention --batch=1 --seq-q=130 > "$OUT/linear_sanitizer_$tool.log" 2>&1
   echo "compute-sanitizer $tool (gated_retention): exit $? ($(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' \
