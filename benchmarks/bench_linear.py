@@ -53,6 +53,13 @@ def fla_timer(op, b, h, dk, dv, t, iters):
     return time_cuda(lambda: chunk_gla(q, k, v, g=g), iters)
 
 
+def write_rows(path, rows):
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
+        w.writeheader()
+        w.writerows(rows)
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     p.add_argument("--bin", required=True, help="directory with metaattn-run and metaattn-variant")
@@ -97,11 +104,8 @@ def main():
                        "ratio_vs_fla": peer / ours if ours == ours and peer == peer else float("nan"),
                        "date": datetime.date.today().isoformat()}
                 rows.append(row)
+                write_rows(args.csv, rows)  # so far: a run cut short keeps its rows
                 print(f"  {label} T={t}: ours {ours:.3f} ms, FLA {peer:.3f} ms", flush=True)
-    with open(args.csv, "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
-        w.writeheader()
-        w.writerows(rows)
     print("\n| shape | T | metaattn ms | FLA ms | FLA/ours |")
     print("|---|---|---|---|---|")
     for r in rows:

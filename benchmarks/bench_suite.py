@@ -432,6 +432,8 @@ def main(argv=None):
                 r = failed_row(c, gpu, e)
                 torch.cuda.empty_cache()
             rows.append(r)
+            # The CSV so far, so that a run cut short by a time limit keeps its rows.
+            write_csv(os.path.join(args.out, "suite.csv"), rows, FIELDS)
             print(f"[{i + 1}/{len(cases)}] {r['family']} {r['variant']} B{r['B']} H{r['H']} "
                   f"S{r['Sq']} D{r['D']}/{r['Dv']} causal={r['causal']}: check {r['check']}; "
                   f"ours {fmt(r['ours_tflops'], '.0f')} TFLOP/s, "
