@@ -34,12 +34,18 @@ std::atomic<uint64_t> nextRecurrentId{1};
 Type mlirType(MLIRContext &ctx, DType type) {
   Builder b(&ctx);
   switch (type) {
-  case DType::BF16: return b.getBF16Type();
-  case DType::F16: return b.getF16Type();
-  case DType::F32: return b.getF32Type();
-  case DType::F64: return b.getF64Type();
-  case DType::I32: return b.getI32Type();
-  case DType::I64: return b.getI64Type();
+  case DType::BF16:
+    return b.getBF16Type();
+  case DType::F16:
+    return b.getF16Type();
+  case DType::F32:
+    return b.getF32Type();
+  case DType::F64:
+    return b.getF64Type();
+  case DType::I32:
+    return b.getI32Type();
+  case DType::I64:
+    return b.getI64Type();
   }
   return {};
 }
@@ -149,7 +155,8 @@ FailureOr<OwningOpRef<ModuleOp>> RecurrentBuilder::build(MLIRContext &ctx, Strin
   SmallVector<Type> argTypes = {qkType, qkType, vType};
   metaattn::attn::GateKind kind = metaattn::attn::GateKind::none;
   switch (gateKind) {
-  case Gate::None: break;
+  case Gate::None:
+    break;
   case Gate::Head:
     kind = metaattn::attn::GateKind::head;
     argTypes.push_back(RankedTensorType::get({numHeads}, f32));

@@ -41,8 +41,7 @@ namespace {
 /// an operand of a combine, or a custom input of either. `blockMap` is set for inputs indexed
 /// by a block index.
 LogicalResult argumentShape(BlockArgument arg, const RunOptions &o, std::vector<int64_t> &shape,
-                            bool &blockMap, std::pair<double, double> &range,
-                            std::string &error) {
+                            bool &blockMap, std::pair<double, double> &range, std::string &error) {
   int64_t b = o.batch, sq = o.seqQ, skv = o.seqKv;
   auto type = cast<RankedTensorType>(arg.getType());
   blockMap = false;
@@ -154,9 +153,9 @@ LogicalResult run::makeProblem(func::FuncOp func, const RunOptions &options, Pro
     // Integer inputs indexed by a block index are block maps: random 0/1 (about half the
     // blocks kept); other integer inputs (ids) take values in [0, 4).
     HostTensor tensor =
-        *t == DType::i32 ? HostTensor::random(shape, *t, options.seed + 17 * i, 0, blockMap ? 2 : 4)
-                         : HostTensor::random(shape, *t, options.seed + 17 * i, range.first,
-                                              range.second);
+        *t == DType::i32
+            ? HostTensor::random(shape, *t, options.seed + 17 * i, 0, blockMap ? 2 : 4)
+            : HostTensor::random(shape, *t, options.seed + 17 * i, range.first, range.second);
     if (!options.loadInputs.empty() && i < 3) {
       std::string path = options.loadInputs + "/" + names[i] + ".bin";
       std::vector<uint8_t> bytes;
@@ -199,8 +198,8 @@ LogicalResult run::makeProblem(func::FuncOp func, const RunOptions &options, Pro
 
 bool run::compareWithOracle(const Problem &problem, const RunOptions &options,
                             llvm::raw_ostream &os) {
-  auto compare = [&](const HostTensor &got, const HostTensor &ref, const char *what,
-                     double a, double r, bool scaleByMagnitude) {
+  auto compare = [&](const HostTensor &got, const HostTensor &ref, const char *what, double a,
+                     double r, bool scaleByMagnitude) {
     double maxErr = 0, worstRatio = 0;
     int64_t bad = 0, n = ref.getNumElements();
     std::vector<int64_t> idx(ref.sizes.size(), 0);

@@ -19,12 +19,13 @@
 using namespace metaattn::frontend;
 namespace cl = llvm::cl;
 
-static cl::opt<std::string> variant(cl::Positional, cl::Required,
-                                    cl::desc("<softmax|sigmoid|relu|softcap|alibi|relative_bias|"
-                                             "sliding_window|chunked|prefix_lm|sink|softpick|"
-                                             "retnet|document_mask|block_sparse|"
-                                             "differential|linear|retnet_recurrent|gated_retention|gla|"
-                                             "mamba2_ssd>"));
+static cl::opt<std::string>
+    variant(cl::Positional, cl::Required,
+            cl::desc("<softmax|sigmoid|relu|softcap|alibi|relative_bias|"
+                     "sliding_window|chunked|prefix_lm|sink|softpick|"
+                     "retnet|document_mask|block_sparse|"
+                     "differential|linear|retnet_recurrent|gated_retention|gla|"
+                     "mamba2_ssd>"));
 static cl::opt<int64_t> heads("heads", cl::init(16), cl::desc("query heads"));
 static cl::opt<int64_t> kvHeads("kv-heads", cl::init(0), cl::desc("kv heads (default: heads)"));
 static cl::opt<int64_t> dim("dim", cl::init(128), cl::desc("head dim D"));
@@ -36,8 +37,7 @@ static cl::opt<std::string> name("name", cl::init("attention"), cl::desc("functi
 static cl::opt<int64_t> blockQ("block-q", cl::init(128), cl::desc("block_sparse: query block"));
 static cl::opt<int64_t> blockKv("block-kv", cl::init(128), cl::desc("block_sparse: kv block"));
 
-template <typename Options>
-static Options common() {
+template <typename Options> static Options common() {
   Options o;
   o.numHeads = heads;
   o.numKvHeads = kvHeads ? kvHeads : heads;
@@ -139,8 +139,8 @@ int main(int argc, char **argv) {
   mlir::MLIRContext ctx(registry);
   std::string error;
   auto module = recurrent ? recurrent->build(ctx, name, error)
-                : builder  ? builder->build(ctx, name, error)
-                           : combined->build(ctx, name, error);
+                : builder ? builder->build(ctx, name, error)
+                          : combined->build(ctx, name, error);
   if (failed(module)) {
     llvm::errs() << "metaattn-variant: " << error << "\n";
     return 1;

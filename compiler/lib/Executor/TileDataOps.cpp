@@ -52,8 +52,7 @@ void BufferView::storeF(int64_t off, double value) const {
 
 Scalar BufferView::load(int64_t off) const {
   double v = storage->data[off];
-  return isa<FloatType>(elementType) ? Scalar::ofFloat(v)
-                                     : Scalar::ofInt(static_cast<int64_t>(v));
+  return isa<FloatType>(elementType) ? Scalar::ofFloat(v) : Scalar::ofInt(static_cast<int64_t>(v));
 }
 
 void BufferView::store(int64_t off, Scalar value) const {
@@ -64,8 +63,7 @@ void BufferView::store(int64_t off, Scalar value) const {
 }
 
 /// Visits every index of a local shape (rank 1 to 3) in row-major order.
-template <typename Fn>
-static void forEachLocalIndex(ArrayRef<int64_t> shape, Fn fn) {
+template <typename Fn> static void forEachLocalIndex(ArrayRef<int64_t> shape, Fn fn) {
   SmallVector<int64_t, 3> idx(shape.size(), 0);
   int64_t total = 1;
   for (int64_t s : shape)
@@ -96,8 +94,7 @@ LogicalResult BlockInterpreter::runAlloc(tile::AllocOp op) {
     view.strides[i] = view.strides[i + 1] * view.shape[i + 1];
   view.storage = std::make_shared<LocalStorage>();
   // Uninitialised memory: NaN for floats, so that reading it before writing shows up.
-  double poison = isa<FloatType>(view.elementType) ? std::numeric_limits<double>::quiet_NaN()
-                                                   : 0.0;
+  double poison = isa<FloatType>(view.elementType) ? std::numeric_limits<double>::quiet_NaN() : 0.0;
   view.storage->data.assign(view.getNumElements(), poison);
   buffers[op.getBuffer()] = std::move(view);
   return success();
@@ -109,8 +106,8 @@ LogicalResult BlockInterpreter::runStage(tile::StageOp op) {
   if (!base || !stage)
     return failure();
   if (stage->i < 0 || stage->i >= base->shape[0])
-    return fail(op, "stage " + Twine(stage->i) + " is out of bounds for " +
-                        Twine(base->shape[0]) + " stages");
+    return fail(op, "stage " + Twine(stage->i) + " is out of bounds for " + Twine(base->shape[0]) +
+                        " stages");
   BufferView view = *base;
   view.offset += stage->i * base->strides[0];
   view.shape.erase(view.shape.begin());
@@ -207,8 +204,7 @@ LogicalResult BlockInterpreter::runGemm(tile::GemmOp op) {
       float acc = static_cast<float>(c->loadF(cOff));
       for (int64_t l = 0; l < k; ++l) {
         float av = static_cast<float>(a->loadF(a->offsetOf({i, l})));
-        float bv = static_cast<float>(
-            b->loadF(transB ? b->offsetOf({j, l}) : b->offsetOf({l, j})));
+        float bv = static_cast<float>(b->loadF(transB ? b->offsetOf({j, l}) : b->offsetOf({l, j})));
         acc += av * bv; // 16-bit products are exact in f32; accumulation rounds to f32
       }
       c->storeF(cOff, acc);

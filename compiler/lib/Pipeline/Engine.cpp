@@ -24,8 +24,8 @@ double msSince(Clock::time_point start) {
 /// Compiles one lowered kernel through the kernel cache and loads it on `device`, recording
 /// where the time went (`lowerMs`: the module's lowering, measured by the caller).
 rt::Status compileOne(LoweredKernel &kernel, const rt::CompileOptions &options, rt::Device *device,
-                      std::shared_ptr<const rt::CompiledKernel> &compiled,
-                      rt::LoadedKernel &loaded, JitTimings &timings, double lowerMs) {
+                      std::shared_ptr<const rt::CompiledKernel> &compiled, rt::LoadedKernel &loaded,
+                      JitTimings &timings, double lowerMs) {
   rt::KernelCache &cache = rt::KernelCache::global();
   rt::KernelCache::Counters before = cache.counters();
   Clock::time_point start = Clock::now();
@@ -88,8 +88,8 @@ metaattn::compileAttentionFunctions(ModuleOp module, const PipelineOptions &opti
     AttentionFunction f;
     for (LoweredKernel &kernel : function.kernels) {
       AttentionKernel k;
-      METAATTN_RETURN_IF_ERROR(compileOne(kernel, compileOptions, device, k.compiled, k.loaded,
-                                          k.timings, lowerMs));
+      METAATTN_RETURN_IF_ERROR(
+          compileOne(kernel, compileOptions, device, k.compiled, k.loaded, k.timings, lowerMs));
       k.kernel = kernel;
       f.compiledKernels.push_back(std::move(k));
     }

@@ -23,8 +23,7 @@ namespace {
 /// One problem's sizes and operands.
 struct RecurrentProblem {
   int64_t batch = 0, seq = 0, heads = 0, qkHeads = 0, keyDim = 0, valueDim = 0;
-  const HostTensor *q = nullptr, *k = nullptr, *v = nullptr, *gate = nullptr,
-                   *initial = nullptr;
+  const HostTensor *q = nullptr, *k = nullptr, *v = nullptr, *gate = nullptr, *initial = nullptr;
   SmallVector<const HostTensor *> inputs;
   SmallVector<SmallVector<attn::RecurrentDim>> inputDims;
 };
@@ -55,8 +54,7 @@ public:
       args.push_back(input->dtype == DType::i32 ? Scalar::ofInt(int64_t(value))
                                                 : Scalar::ofFloat(value));
     }
-    if (failed(evaluateScalarBlock(region.front(), args, yielded, FloatPrecision::Double,
-                                   error)))
+    if (failed(evaluateScalarBlock(region.front(), args, yielded, FloatPrecision::Double, error)))
       return failure();
     x = yielded[0].f;
     return success();
@@ -103,10 +101,17 @@ LogicalResult readOperands(attn::RecurrentOp op, ArrayRef<const HostTensor *> op
     p.gate = operands[next++];
     SmallVector<int64_t> shape;
     switch (op.getGateKind()) {
-    case attn::GateKind::head: shape = {p.heads}; break;
-    case attn::GateKind::token: shape = {p.batch, p.seq, p.heads}; break;
-    case attn::GateKind::vector: shape = {p.batch, p.seq, p.heads, p.keyDim}; break;
-    case attn::GateKind::none: break;
+    case attn::GateKind::head:
+      shape = {p.heads};
+      break;
+    case attn::GateKind::token:
+      shape = {p.batch, p.seq, p.heads};
+      break;
+    case attn::GateKind::vector:
+      shape = {p.batch, p.seq, p.heads, p.keyDim};
+      break;
+    case attn::GateKind::none:
+      break;
     }
     if (failed(checkTensor(p.gate, "gate", shape, DType::f32, error)))
       return failure();
@@ -129,8 +134,8 @@ LogicalResult readOperands(attn::RecurrentOp op, ArrayRef<const HostTensor *> op
                                                    : -1);
     Type elt = cast<RankedTensorType>(op.getInputs()[i].getType()).getElementType();
     const HostTensor *input = operands[next++];
-    if (failed(checkTensor(input, "custom input #" + std::to_string(i), shape,
-                           getDTypeFor(elt), error)))
+    if (failed(checkTensor(input, "custom input #" + std::to_string(i), shape, getDTypeFor(elt),
+                           error)))
       return failure();
     p.inputs.push_back(input);
     p.inputDims.push_back(std::move(*dims));
@@ -141,9 +146,8 @@ LogicalResult readOperands(attn::RecurrentOp op, ArrayRef<const HostTensor *> op
 } // namespace
 
 LogicalResult metaattn::evaluateRecurrent(attn::RecurrentOp op,
-                                          ArrayRef<const HostTensor *> operands,
-                                          HostTensor &output, HostTensor *finalState,
-                                          std::string &error) {
+                                          ArrayRef<const HostTensor *> operands, HostTensor &output,
+                                          HostTensor *finalState, std::string &error) {
   RecurrentProblem p;
   if (failed(readOperands(op, operands, p, error)))
     return failure();
@@ -155,9 +159,9 @@ LogicalResult metaattn::evaluateRecurrent(attn::RecurrentOp op,
                            {dtype, DType::f32}, error)))
     return failure();
   bool wantsState = finalState && op.getFinalState();
-  if (wantsState && failed(prepareResult(*finalState, "final state",
-                                         {p.batch, p.heads, p.keyDim, p.valueDim},
-                                         {DType::f32}, error)))
+  if (wantsState &&
+      failed(prepareResult(*finalState, "final state", {p.batch, p.heads, p.keyDim, p.valueDim},
+                           {DType::f32}, error)))
     return failure();
 
   Modifiers mods(p);

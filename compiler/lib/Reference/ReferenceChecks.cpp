@@ -14,8 +14,8 @@ static std::string describeSizes(ArrayRef<int64_t> sizes) {
 }
 
 LogicalResult reference::checkTensor(const HostTensor *tensor, StringRef name,
-                          ArrayRef<int64_t> expected, std::optional<DType> dtype,
-                          std::string &error) {
+                                     ArrayRef<int64_t> expected, std::optional<DType> dtype,
+                                     std::string &error) {
   if (!tensor) {
     error = (name + Twine(" is missing")).str();
     return failure();
@@ -44,7 +44,7 @@ LogicalResult reference::checkTensor(const HostTensor *tensor, StringRef name,
 }
 
 LogicalResult reference::prepareResult(HostTensor &tensor, StringRef name, ArrayRef<int64_t> sizes,
-                            ArrayRef<DType> dtypes, std::string &error) {
+                                       ArrayRef<DType> dtypes, std::string &error) {
   if (tensor.sizes.empty()) {
     tensor = HostTensor::zeros(sizes, dtypes.front());
     return success();
@@ -59,4 +59,3 @@ LogicalResult reference::prepareResult(HostTensor &tensor, StringRef name, Array
   }
   return success();
 }
-

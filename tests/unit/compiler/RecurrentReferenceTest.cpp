@@ -68,11 +68,11 @@ TEST(RecurrentReferenceTest, UngatedIsCausalIdentityAttention) {
   HostTensor v = HostTensor::random({2, 9, 2, 8}, DType::f32, 3, -1, 1);
   HostTensor a, b;
   std::string error;
-  ASSERT_TRUE(succeeded(evaluateRecurrent(findFirst<attn::RecurrentOp>(*rec), {&q, &k, &v}, a,
-                                          nullptr, error)))
+  ASSERT_TRUE(succeeded(
+      evaluateRecurrent(findFirst<attn::RecurrentOp>(*rec), {&q, &k, &v}, a, nullptr, error)))
       << error;
-  ASSERT_TRUE(succeeded(evaluateAttention(findFirst<attn::AttentionOp>(*par), {&q, &k, &v}, b,
-                                          nullptr, error)))
+  ASSERT_TRUE(succeeded(
+      evaluateAttention(findFirst<attn::AttentionOp>(*par), {&q, &k, &v}, b, nullptr, error)))
       << error;
   EXPECT_LT(maxToleranceRatio(a, b, 1e-5, 1e-5), 1.0);
 }
@@ -95,8 +95,8 @@ func.func @f(%q: tensor<?x?x1x1xf32>, %k: tensor<?x?x1x1xf32>, %v: tensor<?x?x1x
   g.set({0}, std::log(gamma));
   HostTensor o;
   std::string error;
-  ASSERT_TRUE(succeeded(evaluateRecurrent(findFirst<attn::RecurrentOp>(*module),
-                                          {&q, &k, &v, &g}, o, nullptr, error)))
+  ASSERT_TRUE(succeeded(evaluateRecurrent(findFirst<attn::RecurrentOp>(*module), {&q, &k, &v, &g},
+                                          o, nullptr, error)))
       << error;
   for (int64_t t = 0; t < 6; ++t) {
     double expected = 0;

@@ -26,8 +26,8 @@ TEST(RecurrentBuilderTest, FactoriesBuildVerifiedOps) {
   o.keyDim = 32;
   o.valueDim = 48;
   o.initialState = o.finalState = true;
-  for (RecurrentBuilder r : {linearAttention(o), retnet(o), gatedRetention(o), gla(o),
-                             mamba2Ssd(o)}) {
+  for (RecurrentBuilder r :
+       {linearAttention(o), retnet(o), gatedRetention(o), gla(o), mamba2Ssd(o)}) {
     MLIRContext ctx;
     std::string error;
     auto module = r.build(ctx, "f", error);
@@ -67,8 +67,7 @@ TEST(RecurrentBuilderTest, BadDescriptionsAreErrors) {
 
   RecurrentBuilder boolMod;
   boolMod.qMod([](Sym x, const RecurrentIndices &) { return x > 0.0; });
-  EXPECT_NE(buildError(boolMod).find("q_mod modifier must return an f32 value"),
-            std::string::npos);
+  EXPECT_NE(buildError(boolMod).find("q_mod modifier must return an f32 value"), std::string::npos);
 
   RecurrentBuilder order;
   order.addInput("x", DType::F32, {TimeDim::H, TimeDim::B});

@@ -81,8 +81,7 @@ FailureOr<SmallVector<Step>> planFunction(func::FuncOp func) {
   return steps;
 }
 
-struct ConvertAttnToTilePass
-    : public metaattn::impl::ConvertAttnToTileBase<ConvertAttnToTilePass> {
+struct ConvertAttnToTilePass : public metaattn::impl::ConvertAttnToTileBase<ConvertAttnToTilePass> {
   using Base::Base;
 
   /// The kernel of one step, with tile sizes from the model unless set by the options.
@@ -115,9 +114,9 @@ struct ConvertAttnToTilePass
   RecurrentTileConfig recurrentConfig(attn::RecurrentOp op, const TargetDesc &target) {
     auto qt = cast<RankedTensorType>(op.getQ().getType());
     auto vt = cast<RankedTensorType>(op.getV().getType());
-    RecurrentTileConfig config = chooseRecurrentConfig(
-        qt.getDimSize(3), vt.getDimSize(3), op.getGateKind(), qt.getElementTypeBitWidth() / 8,
-        target);
+    RecurrentTileConfig config =
+        chooseRecurrentConfig(qt.getDimSize(3), vt.getDimSize(3), op.getGateKind(),
+                              qt.getElementTypeBitWidth() / 8, target);
     if (blockM)
       config.chunk = blockM;
     if (blockN)

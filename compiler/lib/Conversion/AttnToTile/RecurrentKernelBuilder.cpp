@@ -57,9 +57,7 @@ private:
   /// `region` applied to `x` at (t, d), or `x` when the region is empty.
   Value modify(Region &region, Value x, Value t, Value d);
   /// The cumulative log-decay at chunk row `i` (and key dim `d` for vector gates).
-  Value logDecay(Value i, Value d) {
-    return vectorGate ? load(gates, {i, d}) : load(gates, {i});
-  }
+  Value logDecay(Value i, Value d) { return vectorGate ? load(gates, {i, d}) : load(gates, {i}); }
 
   void declareParams(KernelOp kernel);
   void loadChunk(Value t0);
@@ -123,10 +121,17 @@ void RecurrentBuilder::loadGates(Value t0) {
   Value d = vectorGate ? ivs[1] : idx(0);
   SmallVector<Value> indices;
   switch (kind) {
-  case GateKind::head: indices = {head}; break;
-  case GateKind::token: indices = {batch, t, head}; break;
-  case GateKind::vector: indices = {batch, t, head, d}; break;
-  case GateKind::none: break;
+  case GateKind::head:
+    indices = {head};
+    break;
+  case GateKind::token:
+    indices = {batch, t, head};
+    break;
+  case GateKind::vector:
+    indices = {batch, t, head, d};
+    break;
+  case GateKind::none:
+    break;
   }
   Value g = b.create<ReadOp>(loc, b.getF32Type(), gateParam, indices);
   g = modify(op.getGateMod(), g, t, d);
@@ -184,8 +189,8 @@ void RecurrentBuilder::intraChunk(Value t0) {
     Value s;
     if (vectorGate) {
       // Σ_d q_id k_jd exp(G_id - G_jd): the decay differs per key dim.
-      auto loop = b.create<scf::ForOp>(loc, idx(0), idx(cfg.paddedKeyDim), idx(1),
-                                       ValueRange{f32(0.0)});
+      auto loop =
+          b.create<scf::ForOp>(loc, idx(0), idx(cfg.paddedKeyDim), idx(1), ValueRange{f32(0.0)});
       OpBuilder::InsertionGuard inner(b);
       b.setInsertionPointToStart(loop.getBody());
       Value d = loop.getInductionVar();
@@ -271,8 +276,8 @@ void RecurrentBuilder::buildStatesBody() {
   if (initParam) {
     SmallVector<Value> ivs;
     ParallelOp par = beginParallel({dk, bv}, ivs);
-    Value s = b.create<ReadOp>(loc, f32Type, initParam,
-                               ValueRange{batch, head, ivs[0], add(v0, ivs[1])});
+    Value s =
+        b.create<ReadOp>(loc, f32Type, initParam, ValueRange{batch, head, ivs[0], add(v0, ivs[1])});
     store(s, state, ivs);
     endParallel(par);
   } else {
@@ -287,9 +292,8 @@ void RecurrentBuilder::buildStatesBody() {
     Value t0 = mul(j, idx(chunk));
     loadChunk(t0);
     // The state entering this chunk, for the output kernel.
-    b.create<CopyOp>(loc, state, ValueRange{}, statesParam,
-                     ValueRange{batch, head, j, idx(0), v0}, b.getDenseI64ArrayAttr({3, 4}),
-                     false);
+    b.create<CopyOp>(loc, state, ValueRange{}, statesParam, ValueRange{batch, head, j, idx(0), v0},
+                     b.getDenseI64ArrayAttr({3, 4}), false);
     if (hasGate)
       loadGates(t0);
     applyModifiers(t0);
@@ -305,8 +309,8 @@ void RecurrentBuilder::buildOutputBody() {
   Value j = b.create<BlockIdOp>(loc, b.getIndexType(), 0);
   Value t0 = mul(j, idx(chunk));
   loadChunk(t0);
-  b.create<CopyOp>(loc, statesParam, ValueRange{batch, head, j, idx(0), v0}, stateS,
-                   ValueRange{}, b.getDenseI64ArrayAttr({3, 4}), /*async=*/true);
+  b.create<CopyOp>(loc, statesParam, ValueRange{batch, head, j, idx(0), v0}, stateS, ValueRange{},
+                   b.getDenseI64ArrayAttr({3, 4}), /*async=*/true);
   b.create<AsyncCommitOp>(loc);
   b.create<AsyncWaitOp>(loc, 0);
   b.create<BarrierOp>(loc);
@@ -323,9 +327,10 @@ void RecurrentBuilder::declareParams(KernelOp kernel) {
   SmallVector<std::pair<std::string, SmallVector<StringRef>>> described = {
       {"q", {"B", "S", "Hqk", "Dk"}}, {"k", {"B", "S", "Hqk", "Dk"}}, {"v", {"B", "S", "H", "Dv"}}};
   if (hasGate) {
-    SmallVector<StringRef> dims = kind == GateKind::head    ? SmallVector<StringRef>{"H"}
-                                  : kind == GateKind::token ? SmallVector<StringRef>{"B", "S", "H"}
-                                                            : SmallVector<StringRef>{"B", "S", "H", "Dk"};
+    SmallVector<StringRef> dims = kind == GateKind::head ? SmallVector<StringRef>{"H"}
+                                  : kind == GateKind::token
+                                      ? SmallVector<StringRef>{"B", "S", "H"}
+                                      : SmallVector<StringRef>{"B", "S", "H", "Dk"};
     described.push_back({"gate", dims});
   }
   if (op.getInitialState())
@@ -386,8 +391,7 @@ FailureOr<KernelOp> RecurrentBuilder::build(StringRef name, bool output) {
   kind = op.getGateKind();
   hasGate = kind != GateKind::none;
   vectorGate = kind == GateKind::vector;
-  if (chunk % (16 * cfg.warps) != 0 || cfg.paddedKeyDim % (16 * cfg.warps) != 0 ||
-      blockV % 16 != 0)
+  if (chunk % (16 * cfg.warps) != 0 || cfg.paddedKeyDim % (16 * cfg.warps) != 0 || blockV % 16 != 0)
     return op.emitOpError() << "chunk config needs the chunk and the padded key dim to be "
                                "multiples of 16·warps and the value tile a multiple of 16, "
                                "got chunk "
@@ -424,8 +428,8 @@ FailureOr<KernelOp> RecurrentBuilder::build(StringRef name, bool output) {
                                    /*arg_attrs=*/nullptr, /*res_attrs=*/nullptr,
                                    b.getDenseI64ArrayAttr(grid), cfg.warps * 32);
   declareParams(kernel);
-  Block *entry = b.createBlock(&kernel.getBody(), {}, params,
-                               SmallVector<Location>(params.size(), loc));
+  Block *entry =
+      b.createBlock(&kernel.getBody(), {}, params, SmallVector<Location>(params.size(), loc));
   b.setInsertionPointToStart(entry);
   unsigned next = 0;
   qParam = entry->getArgument(next++);

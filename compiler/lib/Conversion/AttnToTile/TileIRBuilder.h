@@ -23,15 +23,10 @@ public:
 
   mlir::Value idx(int64_t v) { return b.create<mlir::arith::ConstantIndexOp>(loc, v); }
   mlir::Value f32(double v) {
-    return b.create<mlir::arith::ConstantFloatOp>(loc, b.getF32Type(),
-                                                  llvm::APFloat(float(v)));
+    return b.create<mlir::arith::ConstantFloatOp>(loc, b.getF32Type(), llvm::APFloat(float(v)));
   }
-  mlir::Value add(mlir::Value x, mlir::Value y) {
-    return b.create<mlir::arith::AddIOp>(loc, x, y);
-  }
-  mlir::Value mul(mlir::Value x, mlir::Value y) {
-    return b.create<mlir::arith::MulIOp>(loc, x, y);
-  }
+  mlir::Value add(mlir::Value x, mlir::Value y) { return b.create<mlir::arith::AddIOp>(loc, x, y); }
+  mlir::Value mul(mlir::Value x, mlir::Value y) { return b.create<mlir::arith::MulIOp>(loc, x, y); }
   mlir::Value minI(mlir::Value x, mlir::Value y) {
     return b.create<mlir::arith::MinSIOp>(loc, x, y);
   }

@@ -114,8 +114,7 @@ LogicalResult Printer::printLoadStore(Operation *op) {
     if (!parallel->anchored)
       return op->emitOpError() << "a tile.parallel that touches a fragment must take its "
                                   "thread mapping from a fragment of its rank";
-    ref = name(memref) + "[" + (type.getRank() == 2 ? parallel->elem2d : parallel->slot1d) +
-          "]";
+    ref = name(memref) + "[" + (type.getRank() == 2 ? parallel->elem2d : parallel->slot1d) + "]";
   }
   if (load) {
     FailureOr<std::string> scalar = scalarType(load.getType());
@@ -208,9 +207,10 @@ LogicalResult Printer::printParallel(ParallelOp op) {
     return op.emitOpError() << "anchor fragment has no layout: run tile-infer-layout first";
   std::string e = "e" + std::to_string(counter++);
   std::string alias = "P" + std::to_string(counter++);
-  line() << "{ // tile.parallel [" << llvm::join(llvm::map_range(op.getShape(), [](int64_t x) {
-    return std::to_string(x);
-  }), ", ") << "]\n";
+  line() << "{ // tile.parallel ["
+         << llvm::join(llvm::map_range(op.getShape(), [](int64_t x) { return std::to_string(x); }),
+                       ", ")
+         << "]\n";
   {
     IndentScope scope(*this);
     line() << "using " << alias << " = " << *type << ";\n";
@@ -242,9 +242,9 @@ LogicalResult Printer::printStridedParallel(ParallelOp op) {
   int64_t trips = (total + threads - 1) / threads;
   std::string it = "it" + std::to_string(counter++);
   std::string lin = "l" + std::to_string(counter++);
-  line() << "// tile.parallel [" << llvm::join(llvm::map_range(shape, [](int64_t x) {
-    return std::to_string(x);
-  }), ", ") << "] over shared buffers: indices spread over the threads\n";
+  line() << "// tile.parallel ["
+         << llvm::join(llvm::map_range(shape, [](int64_t x) { return std::to_string(x); }), ", ")
+         << "] over shared buffers: indices spread over the threads\n";
   // A counted loop (partly unrolled) so that independent iterations overlap their loads.
   line() << "#pragma unroll 8\n";
   line() << "for (int " << it << " = 0; " << it << " < " << trips << "; ++" << it << ") {\n";
@@ -256,11 +256,9 @@ LogicalResult Printer::printStridedParallel(ParallelOp op) {
     ++indent;
   }
   Block &body = op.getBody().front();
-  line() << "const int " << fresh(body.getArgument(0)) << " = " << lin << " / " << cols
-         << ";\n";
+  line() << "const int " << fresh(body.getArgument(0)) << " = " << lin << " / " << cols << ";\n";
   if (shape.size() == 2)
-    line() << "const int " << fresh(body.getArgument(1)) << " = " << lin << " % " << cols
-           << ";\n";
+    line() << "const int " << fresh(body.getArgument(1)) << " = " << lin << " % " << cols << ";\n";
   parallel = ParallelContext{"", "", false};
   LogicalResult result = printBlock(body);
   parallel.reset();
@@ -279,8 +277,7 @@ LogicalResult Printer::printTileOp(Operation *op) {
   std::string ns = "metaattn::dev::";
   if (auto id = dyn_cast<BlockIdOp>(op)) {
     static const char *axes[] = {"x", "y", "z"};
-    line() << "const int " << fresh(id.getResult()) << " = blockIdx." << axes[id.getDim()]
-           << ";\n";
+    line() << "const int " << fresh(id.getResult()) << " = blockIdx." << axes[id.getDim()] << ";\n";
     return success();
   }
   if (auto dim = dyn_cast<DimOp>(op)) {
@@ -318,10 +315,9 @@ LogicalResult Printer::printTileOp(Operation *op) {
     FailureOr<std::string> type = scalarType(read.getType());
     if (failed(type))
       return op->emitOpError() << "unsupported element type";
-    line() << "const " << *type << " " << fresh(read.getResult()) << " = metaattn_read<"
-           << *type << ">(" << name(read.getTensor()) << ", {";
-    llvm::interleaveComma(read.getIndices(), os,
-                          [&](Value v) { os << "(long long)" << name(v); });
+    line() << "const " << *type << " " << fresh(read.getResult()) << " = metaattn_read<" << *type
+           << ">(" << name(read.getTensor()) << ", {";
+    llvm::interleaveComma(read.getIndices(), os, [&](Value v) { os << "(long long)" << name(v); });
     os << "});\n";
     return success();
   }
@@ -427,8 +423,10 @@ FailureOr<EmittedKernel> metaattn::emitCuda(KernelOp kernel) {
     param.rank = type.getRank();
     FailureOr<DLDataType> dtype = toDLDataType(type.getElementType());
     if (failed(dtype))
-      return kernel.emitOpError() << "parameter #" << i << " has an element type the runtime "
-                                     "cannot pass: " << type.getElementType();
+      return kernel.emitOpError() << "parameter #" << i
+                                  << " has an element type the runtime "
+                                     "cannot pass: "
+                                  << type.getElementType();
     param.dtype = *dtype;
     for (int64_t size : type.getShape())
       param.sizes.push_back(ShapedType::isDynamic(size) ? -1 : size);
