@@ -7,8 +7,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "metaattn/Frontend/AttentionBuilder.h"
-#include "metaattn/Dialect/Attn/Transforms/Passes.h"
 #include "RegionEmitter.h"
+#include "metaattn/Dialect/Attn/Transforms/Passes.h"
 
 #include "metaattn/Dialect/Attn/IR/AttnDialect.h"
 #include "metaattn/Dialect/Attn/IR/AttnOps.h"
@@ -56,6 +56,18 @@ Type metaattn::frontend::detail::toMlirType(MLIRContext &ctx, DType type) {
     return b.getI64Type();
   }
   return {};
+}
+
+LogicalResult metaattn::frontend::detail::verifyBuilt(ModuleOp module, std::string &error) {
+  std::string diagnostics;
+  ScopedDiagnosticHandler handler(module.getContext(), [&](Diagnostic &diag) {
+    diagnostics += (diagnostics.empty() ? "" : "; ") + diag.str();
+    return success();
+  });
+  if (succeeded(mlir::verify(module)))
+    return success();
+  error = "the generated IR does not verify: " + diagnostics;
+  return failure();
 }
 
 namespace {

@@ -217,14 +217,7 @@ CombinedAttentionBuilder::build(MLIRContext &ctx, StringRef funcName, std::strin
     metaattn::attn::YieldOp::create(eb, loc, result.value());
   }
 
-  std::string diagnostics;
-  ScopedDiagnosticHandler handler(&ctx, [&](Diagnostic &diag) {
-    diagnostics += (diagnostics.empty() ? "" : "; ") + diag.str();
-    return success();
-  });
-  if (failed(mlir::verify(*module))) {
-    error = "the generated IR does not verify: " + diagnostics;
+  if (failed(detail::verifyBuilt(*module, error)))
     return failure();
-  }
   return module;
 }

@@ -15,8 +15,6 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Math/IR/Math.h"
-#include "mlir/IR/Diagnostics.h"
-#include "mlir/IR/Verifier.h"
 
 #include <atomic>
 #include <set>
@@ -24,31 +22,14 @@
 using namespace mlir;
 using namespace metaattn::frontend;
 using metaattn::frontend::detail::RegionEmitter;
+using metaattn::frontend::detail::toMlirType;
+using metaattn::frontend::detail::verifyBuilt;
 
 namespace {
 
 /// Recurrent builders number their inputs apart from attention builders (high bit set), so
 /// an Input of one kind of builder is never taken for another's.
 std::atomic<uint64_t> nextRecurrentId{1};
-
-Type mlirType(MLIRContext &ctx, DType type) {
-  Builder b(&ctx);
-  switch (type) {
-  case DType::BF16:
-    return b.getBF16Type();
-  case DType::F16:
-    return b.getF16Type();
-  case DType::F32:
-    return b.getF32Type();
-  case DType::F64:
-    return b.getF64Type();
-  case DType::I32:
-    return b.getI32Type();
-  case DType::I64:
-    return b.getI64Type();
-  }
-  return {};
-}
 
 const char *const kModNames[] = {"q_mod", "k_mod", "v_mod", "gate_mod"};
 
@@ -147,7 +128,7 @@ FailureOr<OwningOpRef<ModuleOp>> RecurrentBuilder::build(MLIRContext &ctx, Strin
   OpBuilder b(&ctx);
   Location loc = b.getUnknownLoc();
   int64_t dyn = ShapedType::kDynamic;
-  Type elt = mlirType(ctx, elementType);
+  Type elt = toMlirType(ctx, elementType);
   Type f32 = b.getF32Type();
   auto qkType = RankedTensorType::get({dyn, dyn, numQkHeads, keyDim}, elt);
   auto vType = RankedTensorType::get({dyn, dyn, numHeads, valueDim}, elt);
@@ -182,7 +163,7 @@ FailureOr<OwningOpRef<ModuleOp>> RecurrentBuilder::build(MLIRContext &ctx, Strin
       shape.push_back(d == TimeDim::H ? numHeads : dyn);
       spec += (spec.empty() ? "" : ",") + std::string(dimNames[static_cast<int>(d)]);
     }
-    Type inElt = mlirType(ctx, in.type);
+    Type inElt = toMlirType(ctx, in.type);
     argTypes.push_back(RankedTensorType::get(shape, inElt));
     inputElts.push_back(inElt);
     inputDims.push_back(b.getStringAttr(spec));
@@ -248,14 +229,7 @@ FailureOr<OwningOpRef<ModuleOp>> RecurrentBuilder::build(MLIRContext &ctx, Strin
     metaattn::attn::YieldOp::create(emitter->getBuilder(), loc, result.value());
   }
 
-  std::string diagnostics;
-  ScopedDiagnosticHandler handler(&ctx, [&](Diagnostic &diag) {
-    diagnostics += (diagnostics.empty() ? "" : "; ") + diag.str();
-    return success();
-  });
-  if (failed(mlir::verify(*module))) {
-    error = "the generated IR does not verify: " + diagnostics;
+  if (failed(verifyBuilt(*module, error)))
     return failure();
-  }
   return module;
 }

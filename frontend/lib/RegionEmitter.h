@@ -12,6 +12,7 @@
 #include "metaattn/Frontend/Sym.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Location.h"
 
 #include <initializer_list>
@@ -78,6 +79,9 @@ private:
 
 /// The MLIR element type of `type`.
 mlir::Type toMlirType(mlir::MLIRContext &ctx, DType type);
+
+/// Verifies a module a builder emitted; on failure sets `error` to the verifier's diagnostics.
+mlir::LogicalResult verifyBuilt(mlir::ModuleOp module, std::string &error);
 
 /// The current emitter if every operand is a valid Sym of it; otherwise reports why (when a
 /// region is being built) and returns null. `what` names the operation in the message.
