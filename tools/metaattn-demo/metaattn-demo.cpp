@@ -1,6 +1,7 @@
 //===- metaattn-demo.cpp - the main job: build, compile, run and check variants ===//
 //
-// Builds a set of softmax attention variants with the C++ builder, lowers each through the
+// Builds a set of attention variants with the C++ builders (softmax shapes, a custom score
+// function and mask, differential attention, the linear family), lowers each through the
 // compiler, runs it on the GPU when there is one (NVRTC, the runtime) or else on the CPU tile
 // executor, and checks every result against the reference evaluator. Exit code 0 when every
 // variant matches.
@@ -11,6 +12,7 @@
 
 #include "../metaattn-run/AttentionProblem.h"
 
+#include "metaattn/Frontend/LinearVariants.h"
 #include "metaattn/Frontend/Variants.h"
 #include "metaattn/Runtime/Device.h"
 
@@ -21,6 +23,7 @@
 #include "llvm/Support/InitLLVM.h"
 
 #include <chrono>
+#include <functional>
 
 using namespace mlir;
 using namespace metaattn;
@@ -32,11 +35,32 @@ static cl::opt<bool> printCuda("print-cuda", cl::desc("print each variant's gene
 
 namespace {
 
+/// Builds one variant's module under the given function name.
+using BuildFn =
+    std::function<FailureOr<OwningOpRef<ModuleOp>>(MLIRContext &, StringRef, std::string &)>;
+
 struct Variant {
   const char *name;
   const char *what;
-  frontend::SoftmaxOptions options;
+  BuildFn build;
 };
+
+/// The build function of any builder (AttentionBuilder, CombinedAttentionBuilder,
+/// RecurrentBuilder).
+template <typename Builder> BuildFn from(Builder builder) {
+  return [builder](MLIRContext &ctx, StringRef name, std::string &error) {
+    return builder.build(ctx, name, error);
+  };
+}
+
+frontend::LinearOptions linear(int64_t heads, int64_t qkHeads, int64_t keyDim, int64_t valueDim) {
+  frontend::LinearOptions o;
+  o.numHeads = heads;
+  o.numQkHeads = qkHeads;
+  o.keyDim = keyDim;
+  o.valueDim = valueDim;
+  return o;
+}
 
 frontend::SoftmaxOptions softmax(int64_t heads, int64_t kvHeads, int64_t dim, int64_t valueDim,
                                  bool causal, frontend::DType dtype = frontend::DType::BF16) {
@@ -64,13 +88,32 @@ int main(int argc, char **argv) {
       llvm::outs() << "no GPU (" << gpu.status().message()
                    << "); running on the CPU tile executor\n";
   }
+  frontend::VariantOptions small;
+  small.numHeads = 4;
+  small.numKvHeads = 2;
+  small.headDim = 64;
+  frontend::SoftcapOptions softcap;
+  static_cast<frontend::VariantOptions &>(softcap) = small;
+  softcap.causal = true;
   const Variant variants[] = {
-      {"causal_mha_d64", "causal softmax, 4 heads, D = 64", softmax(4, 4, 64, 64, true)},
-      {"gqa4_causal_d128", "causal softmax, GQA 8:2, D = 128", softmax(8, 2, 128, 128, true)},
+      {"causal_mha_d64", "causal softmax, 4 heads, D = 64",
+       from(frontend::softmaxAttention(softmax(4, 4, 64, 64, true)))},
+      {"gqa4_causal_d128", "causal softmax, GQA 8:2, D = 128",
+       from(frontend::softmaxAttention(softmax(8, 2, 128, 128, true)))},
       {"mla_style_d192_dv128", "causal softmax, D = 192, Dv = 128 (DeepSeek-V2 shape)",
-       softmax(2, 2, 192, 128, true)},
-      {"d128_dv256", "softmax, D = 128, Dv = 256", softmax(2, 2, 128, 256, false)},
-      {"f16_d64", "softmax in fp16, D = 64", softmax(2, 1, 64, 64, false, frontend::DType::F16)},
+       from(frontend::softmaxAttention(softmax(2, 2, 192, 128, true)))},
+      {"d128_dv256", "softmax, D = 128, Dv = 256",
+       from(frontend::softmaxAttention(softmax(2, 2, 128, 256, false)))},
+      {"f16_d64", "softmax in fp16, D = 64",
+       from(frontend::softmaxAttention(softmax(2, 1, 64, 64, false, frontend::DType::F16)))},
+      {"softcap_causal", "causal softmax over 50·tanh(s/50), GQA 4:2",
+       from(frontend::softcapAttention(softcap))},
+      {"differential_causal", "differential attention: two softmaxes combined with λ per head",
+       from(frontend::differentialAttention(small, /*causal=*/true))},
+      {"gated_retention", "linear attention with a decay per token (chunked, two kernels)",
+       from(frontend::gatedRetention(linear(4, 4, 64, 64)))},
+      {"mamba2_ssd", "Mamba2 SSD: one group of B/C for 4 heads, state 64, head dim 32",
+       from(frontend::mamba2Ssd(linear(4, 1, 64, 32)))},
   };
   run::RunOptions options;
   options.batch = 2;
@@ -85,7 +128,7 @@ int main(int argc, char **argv) {
                << ", Skv = " << options.seqKv << "\n";
   for (const Variant &v : variants) {
     std::string error;
-    auto module = frontend::softmaxAttention(v.options).build(context, v.name, error);
+    auto module = v.build(context, v.name, error);
     if (failed(module)) {
       llvm::errs() << v.name << ": the builder failed: " << error << "\n";
       ++failures;
