@@ -19,12 +19,14 @@ def ConvertAttnToTile : Pass<"convert-attn-to-tile", "::mlir::ModuleOp"> {
     region gives the denominator and the row statistic. Batch and lengths are read from the
     tensors at run time: one kernel serves every length.
 
-    Each function whose body is one `attn.recurrent` becomes a kernel of the chunked
-    linear-attention algorithm (RecurrentKernelBuilder.cpp): one block per (value tile, head,
-    batch) walks the sequence in chunks, keeping the state in registers; within a chunk the
-    parallel form `(Q·Kᵀ ⊙ decay)·V`, across chunks `(Q ⊙ exp(G))·S`, then the state is decayed
-    and updated. Gates are scanned in f32 in log space. For these kernels `block-m` is the
-    chunk length and `block-n` the value columns per block.
+    An `attn.recurrent` becomes the two kernels of the chunked linear-attention algorithm
+    (RecurrentKernelBuilder.cpp), bound to the function like the kernels of several ops (see
+    below) with a chunk-states buffer as an intermediate: the states kernel (one block per value
+    tile, head and batch) walks the sequence in chunks keeping the state in registers, writes
+    the state entering each chunk, decays and updates it; the output kernel (one block per
+    chunk, head x value tile and batch) computes the parallel form `(Q·Kᵀ ⊙ decay)·V` plus
+    `(Q ⊙ exp(G))·S` from the state entering its chunk. Gates are scanned in f32 in log space.
+    For these kernels `block-m` is the chunk length and `block-n` the value columns per block.
 
     Tile sizes come from the head dims and the target (see TileConfig.h) unless set by the
     options.
