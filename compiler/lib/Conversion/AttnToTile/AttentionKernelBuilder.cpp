@@ -6,8 +6,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "metaattn/Conversion/AttnToTile/AttnToTile.h"
 #include "MaskIntervals.h"
+#include "TileIRBuilder.h"
+#include "metaattn/Conversion/AttnToTile/AttnToTile.h"
 #include "metaattn/Dialect/Attn/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -25,54 +26,20 @@ using attn::InputDim;
 
 namespace {
 
-class KernelBuilder {
+class KernelBuilder : public TileIRBuilder {
 public:
   KernelBuilder(OpBuilder &b, attn::OnlineAttentionOp op, const TileConfig &config)
-      : b(b), op(op), loc(op.getLoc()), cfg(config) {}
+      : TileIRBuilder(b, op.getLoc()), op(op), cfg(config) {}
 
   FailureOr<KernelOp> build(StringRef name);
 
 private:
-  // --- small builders -------------------------------------------------------
-  Value idx(int64_t v) { return b.create<arith::ConstantIndexOp>(loc, v); }
-  Value f32(double v) {
-    return b.create<arith::ConstantFloatOp>(loc, b.getF32Type(), APFloat(float(v)));
-  }
+  // --- small builders (the rest: TileIRBuilder) ------------------------------
   Value negInf() {
     return b.create<arith::ConstantFloatOp>(
         loc, b.getF32Type(), APFloat::getInf(APFloat::IEEEsingle(), /*Negative=*/true));
   }
-  Value add(Value x, Value y) { return b.create<arith::AddIOp>(loc, x, y); }
-  Value mul(Value x, Value y) { return b.create<arith::MulIOp>(loc, x, y); }
-  Value minI(Value x, Value y) { return b.create<arith::MinSIOp>(loc, x, y); }
   Value maxI(Value x, Value y) { return b.create<arith::MaxSIOp>(loc, x, y); }
-  Value alloc(ArrayRef<int64_t> shape, Type elt, MemorySpace space) {
-    return b.create<AllocOp>(loc, getBufferType(b.getContext(), shape, elt, space), nullptr);
-  }
-  Value load(Value buf, ValueRange ivs) { return b.create<memref::LoadOp>(loc, buf, ivs); }
-  void store(Value v, Value buf, ValueRange ivs) { b.create<memref::StoreOp>(loc, v, buf, ivs); }
-
-  /// Opens a tile.parallel over `shape`; returns its induction variables.
-  SmallVector<Value> beginParallel(ArrayRef<int64_t> shape) {
-    auto par = b.create<ParallelOp>(loc, shape);
-    Block &body = par.getBody().front();
-    b.setInsertionPoint(body.getTerminator());
-    return SmallVector<Value>(body.getArguments().begin(), body.getArguments().end());
-  }
-  void endParallel(Operation *after) { b.setInsertionPointAfter(after); }
-
-  /// Inlines `region` (one block ending in attn.yield) with `args`; returns yielded values.
-  SmallVector<Value> inlineRegion(Region &region, ValueRange args) {
-    Block &block = region.front();
-    IRMapping mapping;
-    mapping.map(block.getArguments(), args);
-    for (Operation &inner : block.without_terminator())
-      b.clone(inner, mapping);
-    SmallVector<Value> results;
-    for (Value v : block.getTerminator()->getOperands())
-      results.push_back(mapping.lookupOrDefault(v));
-    return results;
-  }
 
   /// The custom-input scalars at (b, h, q, kv); inputs over kv read 0 when `kv` is null.
   SmallVector<Value> readInputs(Value q, Value kv) {
@@ -141,9 +108,7 @@ private:
   void buildLoopBody(Value j);
   void buildEpilogue();
 
-  OpBuilder &b;
   attn::OnlineAttentionOp op;
-  Location loc;
   TileConfig cfg;
 
   int64_t heads = 0, kvHeads = 0, valueDim = 0;
@@ -193,7 +158,7 @@ void KernelBuilder::buildLoopBody(Value j) {
   // false on all of it, unmasked when it is true on all of it and inside kv < skv.
   Value kvLast = add(minI(add(kv0, idx(bn)), seqKv), idx(-1));
   IndexInterval box[] = {{batch, batch}, {head, head}, {q0, qLast},
-                         {kv0, kvLast}, {seqQ, seqQ},  {seqKv, seqKv}};
+                         {kv0, kvLast},  {seqQ, seqQ}, {seqKv, seqKv}};
   // Custom inputs constant over the box (block-sparse maps) are read once for it.
   SmallVector<BoxInput> boxInputs;
   for (auto [i, attr] : llvm::enumerate(op.getInputDims())) {
@@ -219,8 +184,8 @@ void KernelBuilder::buildLoopBody(Value j) {
 
   // Score function, and the masked shift input.
   {
-    auto ivs = beginParallel({bm, bn});
-    Operation *par = b.getInsertionBlock()->getParentOp();
+    SmallVector<Value> ivs;
+    ParallelOp par = beginParallel({bm, bn}, ivs);
     Value q = add(q0, ivs[0]), kv = add(kv0, ivs[1]);
     Value s = load(scores, ivs);
     s = inlineRegion(op.getScore(), regionArgs({s}, q, kv)).front();
@@ -245,8 +210,8 @@ void KernelBuilder::buildLoopBody(Value j) {
     b.create<CopyOp>(loc, rowMax, ValueRange{}, rowMaxNew, ValueRange{}, nullptr, false);
     b.create<ReduceOp>(loc, ReduceKind::max, shiftInPlace ? scores : shiftInput, rowMaxNew,
                        /*accumulate=*/true);
-    auto ivs = beginParallel({bm});
-    Operation *par = b.getInsertionBlock()->getParentOp();
+    SmallVector<Value> ivs;
+    ParallelOp par = beginParallel({bm}, ivs);
     Value mOld = load(rowMax, ivs), mNew = load(rowMaxNew, ivs);
     Value empty = b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OEQ, mNew, negInf());
     Value mUse = b.create<arith::SelectOp>(loc, empty, f32(0.0), mNew);
@@ -266,10 +231,9 @@ void KernelBuilder::buildLoopBody(Value j) {
     }
     endParallel(par);
     if (int64_t degree = op.getDegrees()[0]) {
-      auto ovs = beginParallel({bm, cfg.paddedValueDim});
-      Operation *opar = b.getInsertionBlock()->getParentOp();
-      Value scaled =
-          b.create<arith::MulFOp>(loc, load(out, ovs), load(alphas[degree], ovs[0]));
+      SmallVector<Value> ovs;
+      ParallelOp opar = beginParallel({bm, cfg.paddedValueDim}, ovs);
+      Value scaled = b.create<arith::MulFOp>(loc, load(out, ovs), load(alphas[degree], ovs[0]));
       store(scaled, out, ovs);
       endParallel(opar);
     }
@@ -277,8 +241,8 @@ void KernelBuilder::buildLoopBody(Value j) {
 
   // Weights and accumulator inputs.
   {
-    auto ivs = beginParallel({bm, bn});
-    Operation *par = b.getInsertionBlock()->getParentOp();
+    SmallVector<Value> ivs;
+    ParallelOp par = beginParallel({bm, bn}, ivs);
     Value q = add(q0, ivs[0]), kv = add(kv0, ivs[1]);
     Value s = load(scores, ivs);
     Value m = op.hasShift() ? load(rowMaxNew, ivs[0]) : f32(0.0);
@@ -297,8 +261,8 @@ void KernelBuilder::buildLoopBody(Value j) {
   }
   for (auto [i, acc] : llvm::enumerate(accumulators)) {
     auto kind = cast<attn::ReductionKindAttr>(op.getReductions()[i]).getValue();
-    b.create<ReduceOp>(loc, kind == attn::ReductionKind::abs_sum ? ReduceKind::abs_sum
-                                                                 : ReduceKind::sum,
+    b.create<ReduceOp>(loc,
+                       kind == attn::ReductionKind::abs_sum ? ReduceKind::abs_sum : ReduceKind::sum,
                        accumulatorInputs[i], acc, /*accumulate=*/true);
   }
   if (keptFlags)
@@ -311,8 +275,8 @@ void KernelBuilder::buildEpilogue() {
   Value inverse = alloc({bm}, b.getF32Type(), MemorySpace::fragment);
   Value stats = lseParam ? alloc({bm}, b.getF32Type(), MemorySpace::fragment) : Value();
   {
-    auto ivs = beginParallel({bm});
-    Operation *par = b.getInsertionBlock()->getParentOp();
+    SmallVector<Value> ivs;
+    ParallelOp par = beginParallel({bm}, ivs);
     Value q = add(q0, ivs[0]);
     SmallVector<Value> leading;
     for (Value acc : accumulators)
@@ -330,16 +294,15 @@ void KernelBuilder::buildEpilogue() {
       // moved from -inf; without one, its count of kept entries is zero.
       Value empty = keptRows ? b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OEQ,
                                                        load(keptRows, ivs), f32(0.0))
-                             : b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OEQ, m,
-                                                       negInf());
+                             : b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OEQ, m, negInf());
       lse = b.create<arith::SelectOp>(loc, empty, negInf(), lse);
       store(lse, stats, ivs);
     }
     endParallel(par);
   }
   {
-    auto ivs = beginParallel({bm, cfg.paddedValueDim});
-    Operation *par = b.getInsertionBlock()->getParentOp();
+    SmallVector<Value> ivs;
+    ParallelOp par = beginParallel({bm, cfg.paddedValueDim}, ivs);
     store(b.create<arith::MulFOp>(loc, load(out, ivs), load(inverse, ivs[0])), out, ivs);
     endParallel(par);
   }
@@ -365,8 +328,7 @@ FailureOr<KernelOp> KernelBuilder::build(StringRef name) {
   if (cfg.blockM % (16 * cfg.warps) != 0 || cfg.blockN % 16 != 0)
     return op.emitOpError() << "tile config needs block-m a multiple of 16·warps and block-n a "
                                "multiple of 16, got block-m "
-                            << cfg.blockM << ", block-n " << cfg.blockN << ", warps "
-                            << cfg.warps;
+                            << cfg.blockM << ", block-n " << cfg.blockN << ", warps " << cfg.warps;
 
   // Parameters: q, k, v, inputs, output, row statistics.
   auto toGlobal = [](Type t) {
@@ -422,8 +384,8 @@ FailureOr<KernelOp> KernelBuilder::build(StringRef name) {
       outputs.push_back(params.size() - 1);
     kernel->setAttr("tile.outputs", b.getDenseI64ArrayAttr(outputs));
   }
-  Block *entry = b.createBlock(&kernel.getBody(), {}, params,
-                               SmallVector<Location>(params.size(), loc));
+  Block *entry =
+      b.createBlock(&kernel.getBody(), {}, params, SmallVector<Location>(params.size(), loc));
   b.setInsertionPointToStart(entry);
   qParam = entry->getArgument(0);
   kParam = entry->getArgument(1);
@@ -471,9 +433,8 @@ FailureOr<KernelOp> KernelBuilder::build(StringRef name) {
   for (unsigned i = 0; i < op.getNumAccumulators(); ++i) {
     accumulators.push_back(alloc({bm}, f32Type, MemorySpace::fragment));
     Value input = elementwise.getTerminator()->getOperand(i + 1);
-    accumulatorInputs.push_back(input == weight
-                                    ? scores
-                                    : alloc({bm, bn}, f32Type, MemorySpace::fragment));
+    accumulatorInputs.push_back(input == weight ? scores
+                                                : alloc({bm, bn}, f32Type, MemorySpace::fragment));
   }
 
   // Without a shift, a row's emptiness is tracked by counting its kept entries (only when the
@@ -494,8 +455,8 @@ FailureOr<KernelOp> KernelBuilder::build(StringRef name) {
     b.create<FillOp>(loc, rowMax, negInf());
   if (hasShiftInit) {
     // The running maximum starts at the per-row value of shift_init (max(rowmax, c)).
-    auto ivs = beginParallel({bm});
-    Operation *par = b.getInsertionBlock()->getParentOp();
+    SmallVector<Value> ivs;
+    ParallelOp par = beginParallel({bm}, ivs);
     Value q = add(q0, ivs[0]);
     SmallVector<Value> args = regionArgs({}, q, Value());
     store(inlineRegion(op.getShiftInit(), args).front(), rowMax, ivs);
@@ -520,9 +481,8 @@ FailureOr<KernelOp> KernelBuilder::build(StringRef name) {
 
 } // namespace
 
-FailureOr<KernelOp> metaattn::buildAttentionKernel(OpBuilder &builder,
-                                                   attn::OnlineAttentionOp op, StringRef name,
-                                                   const TileConfig &config) {
+FailureOr<KernelOp> metaattn::buildAttentionKernel(OpBuilder &builder, attn::OnlineAttentionOp op,
+                                                   StringRef name, const TileConfig &config) {
   OpBuilder::InsertionGuard guard(builder);
   return KernelBuilder(builder, op, config).build(name);
 }

@@ -6,11 +6,11 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "TileIRBuilder.h"
 #include "metaattn/Conversion/AttnToTile/AttnToTile.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
-#include "mlir/IR/IRMapping.h"
 
 using namespace mlir;
 using namespace metaattn;
@@ -79,7 +79,8 @@ FailureOr<KernelOp> metaattn::buildCombineKernel(OpBuilder &b, attn::CombineOp o
   Block *entry =
       b.createBlock(&kernel.getBody(), {}, params, SmallVector<Location>(params.size(), loc));
   b.setInsertionPointToStart(entry);
-  auto idx = [&](int64_t v) -> Value { return b.create<arith::ConstantIndexOp>(loc, v); };
+  TileIRBuilder tb(b, loc);
+  auto idx = [&](int64_t v) { return tb.idx(v); };
   Value qTile = b.create<BlockIdOp>(loc, b.getIndexType(), 0);
   Value head = b.create<BlockIdOp>(loc, b.getIndexType(), 1);
   Value batch = b.create<BlockIdOp>(loc, b.getIndexType(), 2);
@@ -116,12 +117,7 @@ FailureOr<KernelOp> metaattn::buildCombineKernel(OpBuilder &b, attn::CombineOp o
       Type elt = cast<RankedTensorType>(op.getInputs()[i].getType()).getElementType();
       args.push_back(b.create<ReadOp>(loc, elt, entry->getArgument(numValues + i), indices));
     }
-    Block &region = op.getCombiner().front();
-    IRMapping mapping;
-    mapping.map(region.getArguments(), args);
-    for (Operation &inner : region.without_terminator())
-      b.clone(inner, mapping);
-    Value value = mapping.lookupOrDefault(region.getTerminator()->getOperand(0));
+    Value value = tb.inlineRegion(op.getCombiner(), args).front();
     b.create<memref::StoreOp>(loc, value, result, ValueRange{row, col});
   }
   b.setInsertionPointAfter(par);
