@@ -502,21 +502,30 @@ RecurrentTileConfig metaattn::chooseRecurrentConfig(int64_t keyDim, int64_t valu
   // there recompute the chunk's Q·Kᵀ for fewer tiles.
   cfg.outputBlockV = std::min<int64_t>(paddedValue, 128);
   cfg.stages = 2;
-  while (cfg.stages > 1 && cfg.sharedBytes(elementBytes, gate) > target.sharedBytesPerBlock)
+  // Both kernels must fit the block's shared memory: narrow the output kernel's value tile,
+  // then drop the states kernel's second stage.
+  while (cfg.outputBlockV > 16 &&
+         cfg.sharedBytes(elementBytes, gate, /*output=*/true) > target.sharedBytesPerBlock)
+    cfg.outputBlockV /= 2;
+  while (cfg.stages > 1 &&
+         cfg.sharedBytes(elementBytes, gate, /*output=*/false) > target.sharedBytesPerBlock)
     --cfg.stages;
   return cfg;
 }
 
-int64_t RecurrentTileConfig::sharedBytes(int64_t elementBytes, attn::GateKind gate) const {
-  // The states kernel (pipelined k, v and the transposed k); the output kernel holds q, k, v
-  // and the state once, less than that for every configuration chosen here.
+int64_t RecurrentTileConfig::sharedBytes(int64_t elementBytes, attn::GateKind gate,
+                                         bool output) const {
+  int64_t gates = gate == attn::GateKind::vector ? chunk * paddedKeyDim * 4
+                  : gate != attn::GateKind::none ? chunk * 4
+                                                 : 0;
+  // Output kernel: q, k and v of one chunk and the chunk's entering state, once.
+  if (output)
+    return (2 * chunk * paddedKeyDim + chunk * outputBlockV + paddedKeyDim * outputBlockV) *
+               elementBytes +
+           gates;
+  // States kernel: k and v per pipeline stage, and the transposed, decayed k.
   int64_t perStage = (chunk * paddedKeyDim + chunk * blockV) * elementBytes;
-  int64_t fixed = paddedKeyDim * chunk * elementBytes;
-  if (gate == attn::GateKind::vector)
-    fixed += chunk * paddedKeyDim * 4;
-  else if (gate != attn::GateKind::none)
-    fixed += chunk * 4;
-  return perStage * stages + fixed;
+  return perStage * stages + paddedKeyDim * chunk * elementBytes + gates;
 }
 
 FailureOr<std::pair<KernelOp, KernelOp>>

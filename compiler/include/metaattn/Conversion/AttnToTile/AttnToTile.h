@@ -48,7 +48,8 @@ struct RecurrentTileConfig {
   /// of the states kernel owns (its state lives in registers) and of the output kernel.
   int64_t chunk = 64, warps = 4, stages = 2;
   int64_t paddedKeyDim = 0, blockV = 64, outputBlockV = 64;
-  int64_t sharedBytes(int64_t elementBytes, attn::GateKind gate) const;
+  /// Shared memory of the output kernel (`output`) or of the states kernel.
+  int64_t sharedBytes(int64_t elementBytes, attn::GateKind gate, bool output) const;
 };
 
 RecurrentTileConfig chooseRecurrentConfig(int64_t keyDim, int64_t valueDim, attn::GateKind gate,
