@@ -39,16 +39,19 @@ namespace {
 
 /// The concrete sizes of argument `arg` of `func` from its first use: q/k/v of an attention,
 /// an operand of a combine, or a custom input of either. `blockMap` is set for inputs indexed
-/// by a block index.
+/// by a block index; `axes` holds the dims of a custom input (empty otherwise).
 LogicalResult argumentShape(BlockArgument arg, const RunOptions &o, std::vector<int64_t> &shape,
-                            bool &blockMap, std::pair<double, double> &range, std::string &error) {
+                            bool &blockMap, SmallVector<attn::InputAxis> &axes,
+                            std::pair<double, double> &range, std::string &error) {
   int64_t b = o.batch, sq = o.seqQ, skv = o.seqKv;
   auto type = cast<RankedTensorType>(arg.getType());
   blockMap = false;
+  axes.clear();
   auto fromInput = [&](StringRef spec) -> LogicalResult {
     auto dims = attn::parseInputDims(spec, error);
     if (!dims)
       return failure();
+    axes = *dims;
     std::vector<int64_t> dyn;
     for (attn::InputAxis a : *dims) {
       int64_t length = a.dim == attn::InputDim::B    ? b
@@ -141,8 +144,9 @@ LogicalResult run::makeProblem(func::FuncOp func, const RunOptions &options, Pro
     unsigned i = arg.getArgNumber();
     std::vector<int64_t> shape;
     bool blockMap = false;
+    SmallVector<attn::InputAxis> axes;
     std::pair<double, double> range = {-1.0, 1.0};
-    if (failed(argumentShape(arg, options, shape, blockMap, range, error)))
+    if (failed(argumentShape(arg, options, shape, blockMap, axes, range, error)))
       return failure();
     Type elt = cast<RankedTensorType>(arg.getType()).getElementType();
     std::optional<DType> t = getDTypeFor(elt);
@@ -151,11 +155,22 @@ LogicalResult run::makeProblem(func::FuncOp func, const RunOptions &options, Pro
       return failure();
     }
     // Integer inputs indexed by a block index are block maps: random 0/1 (about half the
-    // blocks kept); other integer inputs (ids) take values in [0, 4).
-    HostTensor tensor =
-        *t == DType::i32
-            ? HostTensor::random(shape, *t, options.seed + 17 * i, 0, blockMap ? 2 : 4)
-            : HostTensor::random(shape, *t, options.seed + 17 * i, range.first, range.second);
+    // blocks kept), or drawn with --block-density; other integer inputs (ids) take values in
+    // [0, 4).
+    uint64_t seed = options.seed + 17 * i;
+    HostTensor tensor;
+    if (*t == DType::i32 && blockMap && options.blockDensity >= 0) {
+      int64_t kept = 0;
+      tensor =
+          makeBlockMap(shape, axes, options.seqQ, options.seqKv, options.blockDensity, seed, kept);
+      problem.notes.push_back("block map (argument #" + std::to_string(i) +
+                              "): " + std::to_string(kept) + " of " +
+                              std::to_string(tensor.getNumElements()) + " blocks kept");
+    } else if (*t == DType::i32) {
+      tensor = HostTensor::random(shape, *t, seed, 0, blockMap ? 2 : 4);
+    } else {
+      tensor = HostTensor::random(shape, *t, seed, range.first, range.second);
+    }
     if (!options.loadInputs.empty() && i < 3) {
       std::string path = options.loadInputs + "/" + names[i] + ".bin";
       std::vector<uint8_t> bytes;
@@ -194,6 +209,42 @@ LogicalResult run::makeProblem(func::FuncOp func, const RunOptions &options, Pro
       return failure();
   }
   return success();
+}
+
+HostTensor run::makeBlockMap(ArrayRef<int64_t> shape, ArrayRef<attn::InputAxis> axes, int64_t seqQ,
+                             int64_t seqKv, double density, uint64_t seed, int64_t &kept) {
+  HostTensor draws = HostTensor::random(shape, DType::f32, seed, 0.0, 1.0);
+  HostTensor map = HostTensor::zeros(shape, DType::i32);
+  int qAxis = -1, kvAxis = -1;
+  for (auto [a, axis] : llvm::enumerate(axes)) {
+    if (axis.dim == attn::InputDim::Q)
+      qAxis = static_cast<int>(a);
+    if (axis.dim == attn::InputDim::KV)
+      kvAxis = static_cast<int>(a);
+  }
+  int64_t off = seqKv - seqQ;
+  kept = 0;
+  std::vector<int64_t> idx(shape.size(), 0);
+  for (int64_t e = 0, n = map.getNumElements(); e < n; ++e) {
+    // Both tensors are contiguous: element e is at offset e.
+    bool keep = density >= 1 || draws.getAt(e) < density;
+    if (!keep && qAxis >= 0 && kvAxis >= 0) {
+      int64_t dq = axes[qAxis].divisor, dkv = axes[kvAxis].divisor;
+      int64_t q0 = idx[qAxis] * dq, q1 = std::min(q0 + dq, seqQ) - 1;
+      int64_t k0 = idx[kvAxis] * dkv, k1 = std::min(k0 + dkv, seqKv) - 1;
+      // The diagonal keys of the block's queries, within [0, seqKv).
+      int64_t lo = std::max<int64_t>(q0 + off, 0), hi = std::min(q1 + off, seqKv - 1);
+      keep = lo <= hi && lo <= k1 && k0 <= hi;
+    }
+    map.setAt(e, keep ? 1 : 0);
+    kept += keep;
+    for (int d = static_cast<int>(idx.size()) - 1; d >= 0; --d) {
+      if (++idx[d] < shape[d])
+        break;
+      idx[d] = 0;
+    }
+  }
+  return map;
 }
 
 bool run::compareWithOracle(const Problem &problem, const RunOptions &options,

@@ -25,10 +25,13 @@ struct RunOptions {
   int64_t batch = 2, seqQ = 77, seqKv = 130;
   uint64_t seed = 1;
   std::string device = "auto"; // auto, cpu, gpu
-  double atol = -1, rtol = -1;  // <0: from the dtype
+  double atol = -1, rtol = -1; // <0: from the dtype
   bool bench = false;
   int iterations = 20;
   bool check = true;
+  /// < 0: block maps are random 0/1 (about half the blocks kept). Otherwise each block is kept
+  /// with this probability, and every block holding a query's diagonal key as well.
+  double blockDensity = -1;
   std::string loadInputs, saveOutput, dumpCuda;
   PipelineOptions pipeline;
 };
@@ -40,13 +43,23 @@ struct Problem {
   std::vector<HostTensor> results;    ///< the function's results, from the run
   std::vector<HostTensor> refResults; ///< the oracle's
   std::vector<bool> isRowStatistic;   ///< per result: an attention's log-sum-exp
+  std::vector<std::string> notes;     ///< lines about the operands (block maps drawn)
 };
 
 /// Creates random operands (or loads q, k, v) with the sizes in `options`, from the way each
 /// argument is used: q (batch, seq-q), k and v (batch, seq-kv), custom inputs by their dims;
-/// i32 inputs take values in [0, 4), or 0/1 when indexed by a block index (block maps).
+/// i32 inputs take values in [0, 4), or 0/1 when indexed by a block index (block maps; see
+/// RunOptions::blockDensity and makeBlockMap).
 mlir::LogicalResult makeProblem(mlir::func::FuncOp func, const RunOptions &options,
                                 Problem &problem, std::string &error);
+
+/// A block map (i32 0/1, one dimension per entry of `axes`) for lengths `seqQ` x `seqKv`:
+/// block `e` (row-major) is kept when `density >= 1` or the e-th value of
+/// `HostTensor::random(shape, f32, seed, 0, 1)` is below `density`, and always when the map
+/// has a q and a kv axis and the block holds the diagonal key `kv = q + seqKv - seqQ` of one
+/// of its queries (so a causal row never loses its last key). `kept` counts the ones.
+HostTensor makeBlockMap(llvm::ArrayRef<int64_t> shape, llvm::ArrayRef<attn::InputAxis> axes,
+                        int64_t seqQ, int64_t seqKv, double density, uint64_t seed, int64_t &kept);
 
 /// Runs the kernels of `kernels` (from lowerToCuda of `lowered`, lowered in place) for the
 /// function `name` on the CPU tile executor, in order, with host intermediates.

@@ -4,7 +4,8 @@
 //   Lowers each attention function of the file (one attn.attention, or several combined by
 //   attn.combine: one kernel per op, intermediates allocated here), runs it on random inputs
 //   on the GPU (NVRTC) or on the CPU tile executor, and checks every result against the
-//   reference evaluator.
+//   reference evaluator. Block maps are random 0/1, or drawn with a known density with
+//   --block-density=F (benchmarks/bench_variants.py reproduces them for FlexAttention).
 //   Exit code 0 when every function matches, 1 otherwise.
 //
 //===----------------------------------------------------------------------===//
@@ -26,8 +27,7 @@ using namespace mlir;
 using namespace metaattn;
 namespace cl = llvm::cl;
 
-static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<attention .mlir>"),
-                                      cl::Required);
+static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<attention .mlir>"), cl::Required);
 static cl::opt<std::string> deviceOpt("device", cl::desc("auto, cpu or gpu"), cl::init("auto"));
 static cl::opt<std::string> functionOpt("function",
                                         cl::desc("run only this function (default: all)"));
@@ -35,8 +35,7 @@ static cl::opt<int64_t> batchOpt("batch", cl::desc("batch size"), cl::init(2));
 static cl::opt<int64_t> seqQOpt("seq-q",
                                 cl::desc("query length (the sequence length of attn.recurrent)"),
                                 cl::init(77));
-static cl::opt<int64_t> seqKvOpt("seq-kv", cl::desc("kv length (default: seq-q)"),
-                                 cl::init(-1));
+static cl::opt<int64_t> seqKvOpt("seq-kv", cl::desc("kv length (default: seq-q)"), cl::init(-1));
 static cl::opt<uint64_t> seedOpt("seed", cl::desc("random seed"), cl::init(1));
 static cl::opt<double> atolOpt("atol", cl::desc("absolute tolerance (default: by dtype)"),
                                cl::init(-1));
@@ -45,6 +44,13 @@ static cl::opt<double> rtolOpt("rtol", cl::desc("relative tolerance (default: by
 static cl::opt<bool> benchOpt("bench", cl::desc("time the GPU kernel (median of --iters)"));
 static cl::opt<int> itersOpt("iters", cl::desc("timed iterations"), cl::init(20));
 static cl::opt<bool> noCheckOpt("no-check", cl::desc("skip the oracle (large benchmarks)"));
+static cl::opt<double> blockDensityOpt(
+    "block-density",
+    cl::desc("block maps (i32 inputs indexed by q/N or kv/N): keep each block with probability "
+             "F in [0, 1] (deterministic for --seed), and every block holding a query's "
+             "diagonal key kv = q + Skv - Sq, so causal rows are never empty; prints the number "
+             "kept (default: random 0/1)"),
+    cl::value_desc("F"), cl::init(-1));
 static cl::opt<std::string> loadOpt("load-inputs", cl::desc("read q.bin, k.bin, v.bin from DIR"));
 static cl::opt<std::string> saveOpt("save-output", cl::desc("write o.bin to DIR"));
 static cl::opt<std::string> dumpOpt("dump-cuda", cl::desc("write the generated CUDA to FILE"));
@@ -67,6 +73,7 @@ int main(int argc, char **argv) {
   options.bench = benchOpt;
   options.iterations = itersOpt;
   options.check = !noCheckOpt;
+  options.blockDensity = blockDensityOpt;
   options.loadInputs = loadOpt;
   options.saveOutput = saveOpt;
   options.dumpCuda = dumpOpt;
@@ -77,6 +84,11 @@ int main(int argc, char **argv) {
   options.pipeline.stages = stagesOpt;
   if (options.batch < 1 || options.seqQ < 1 || options.seqKv < 1) {
     llvm::errs() << "metaattn-run: batch and lengths must be at least 1\n";
+    return 1;
+  }
+  if (blockDensityOpt.getNumOccurrences() &&
+      !(options.blockDensity >= 0 && options.blockDensity <= 1)) {
+    llvm::errs() << "metaattn-run: --block-density must be in [0, 1]\n";
     return 1;
   }
 
@@ -110,12 +122,12 @@ int main(int argc, char **argv) {
 
   std::vector<func::FuncOp> funcs;
   for (func::FuncOp func : module->getOps<func::FuncOp>())
-    if ((!func.getOps<attn::AttentionOp>().empty() ||
-         !func.getOps<attn::RecurrentOp>().empty()) &&
+    if ((!func.getOps<attn::AttentionOp>().empty() || !func.getOps<attn::RecurrentOp>().empty()) &&
         (functionOpt.empty() || func.getSymName() == functionOpt))
       funcs.push_back(func);
   if (funcs.empty()) {
-    llvm::errs() << "metaattn-run: " << inputFile << " holds no function with an attn.attention or attn.recurrent"
+    llvm::errs() << "metaattn-run: " << inputFile
+                 << " holds no function with an attn.attention or attn.recurrent"
                  << (functionOpt.empty() ? "" : " named " + functionOpt) << "\n";
     return 1;
   }
@@ -133,6 +145,8 @@ int main(int argc, char **argv) {
       llvm::errs() << "metaattn-run: " << func.getSymName() << ": " << error << "\n";
       return 1;
     }
+    for (const std::string &note : problem.notes)
+      llvm::outs() << "  " << note << "\n";
     // Lower a module holding only this function.
     OwningOpRef<ModuleOp> single = ModuleOp::create(module->getLoc());
     single->push_back(func->clone());
