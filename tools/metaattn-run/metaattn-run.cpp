@@ -54,7 +54,11 @@ static cl::opt<double> blockDensityOpt(
 static cl::opt<std::string> loadOpt("load-inputs", cl::desc("read q.bin, k.bin, v.bin from DIR"));
 static cl::opt<std::string> saveOpt("save-output", cl::desc("write o.bin to DIR"));
 static cl::opt<std::string> dumpOpt("dump-cuda", cl::desc("write the generated CUDA to FILE"));
-static cl::opt<std::string> targetOpt("target", cl::desc("tiling target"), cl::init("sm_90"));
+static cl::opt<std::string>
+    targetOpt("target",
+              cl::desc("tiling target: sm_80, sm_90, sm_90a (wgmma), gfx90a (default: the "
+                       "GPU's architecture with --device=gpu, else sm_90a)"),
+              cl::init(""));
 static cl::opt<int64_t> blockMOpt("block-m", cl::desc("query rows per block"), cl::init(0));
 static cl::opt<int64_t> blockNOpt("block-n", cl::desc("kv positions per tile"), cl::init(0));
 static cl::opt<int64_t> warpsOpt("warps", cl::desc("warps per block"), cl::init(0));

@@ -1,6 +1,8 @@
 //===- Engine.cpp - compile an attention module and launch it --------------===//
 #include "metaattn/Pipeline/Pipeline.h"
 
+#include "metaattn/Conversion/AttnToTile/AttnToTile.h"
+
 #include "metaattn/Runtime/KernelCache.h"
 #include "metaattn/Runtime/Launch.h"
 
@@ -50,10 +52,20 @@ rt::Status compileOne(LoweredKernel &kernel, const rt::CompileOptions &options, 
 
 } // namespace
 
+/// The options with the device's architecture as the target when none is set (and the
+/// tiler knows it; else sm_90, the Ampere-style path).
+static PipelineOptions forDevice(PipelineOptions options, rt::Device &device) {
+  if (options.target.empty()) {
+    std::string arch = rt::detectArch(device);
+    options.target = TargetDesc::get(arch) ? arch : "sm_90";
+  }
+  return options;
+}
+
 rt::StatusOr<std::vector<AttentionKernel>>
 metaattn::compileAttention(ModuleOp module, const PipelineOptions &options, rt::Device *device) {
   Clock::time_point start = Clock::now();
-  auto lowered = lowerToCuda(module, options);
+  auto lowered = lowerToCuda(module, forDevice(options, *device));
   if (!lowered.ok())
     return lowered.status();
   double lowerMs = msSince(start);
@@ -74,7 +86,7 @@ rt::StatusOr<std::vector<AttentionFunction>>
 metaattn::compileAttentionFunctions(ModuleOp module, const PipelineOptions &options,
                                     rt::Device *device) {
   Clock::time_point start = Clock::now();
-  auto lowered = lowerToCuda(module, options);
+  auto lowered = lowerToCuda(module, forDevice(options, *device));
   if (!lowered.ok())
     return lowered.status();
   double lowerMs = msSince(start);

@@ -22,16 +22,17 @@ using namespace mlir;
 using namespace metaattn;
 
 void metaattn::registerMetaAttnDialects(DialectRegistry &registry) {
-  registry.insert<attn::AttnDialect, tile::TileDialect, arith::ArithDialect, math::MathDialect,
-                  func::FuncDialect, memref::MemRefDialect, scf::SCFDialect,
-                  tensor::TensorDialect>();
+  registry
+      .insert<attn::AttnDialect, tile::TileDialect, arith::ArithDialect, math::MathDialect,
+              func::FuncDialect, memref::MemRefDialect, scf::SCFDialect, tensor::TensorDialect>();
 }
 
 void metaattn::buildAttnToTilePipeline(OpPassManager &pm, const PipelineOptions &options) {
   pm.addPass(attn::createAttnMaskAnalysis());
   pm.addPass(attn::createAttnOnlineNormalize());
+  std::string target = options.target.empty() ? std::string(kDefaultTarget) : options.target;
   ConvertAttnToTileOptions convert;
-  convert.target = options.target;
+  convert.target = target;
   convert.blockM = options.blockM;
   convert.blockN = options.blockN;
   convert.numWarps = options.warps;
@@ -39,16 +40,43 @@ void metaattn::buildAttnToTilePipeline(OpPassManager &pm, const PipelineOptions 
   pm.addPass(createConvertAttnToTile(convert));
   OpPassManager &kernels = pm.nest<tile::KernelOp>();
   kernels.addPass(tile::createTileInferLayout());
+  kernels.addPass(tile::createTileUseWgmma({target}));
   kernels.addPass(tile::createTilePipelinePlan());
   kernels.addPass(tile::createTilePipelineExpand());
   kernels.addPass(createCanonicalizerPass());
   kernels.addPass(createCSEPass());
 }
 
+namespace {
+/// `--metaattn-lower="target=sm_90 block-m=64 ..."`: PipelineOptions on the command line.
+struct LowerPipelineOptions : public PassPipelineOptions<LowerPipelineOptions> {
+  Option<std::string> target{*this, "target",
+                             llvm::cl::desc("GPU architecture: sm_80, sm_90, sm_90a (wgmma), "
+                                            "gfx90a (default sm_90a)"),
+                             llvm::cl::init("")};
+  Option<int64_t> blockM{*this, "block-m", llvm::cl::desc("query rows per block (0: model)"),
+                         llvm::cl::init(0)};
+  Option<int64_t> blockN{*this, "block-n", llvm::cl::desc("kv positions per tile (0: model)"),
+                         llvm::cl::init(0)};
+  Option<int64_t> warps{*this, "warps", llvm::cl::desc("warps per block (0: model)"),
+                        llvm::cl::init(0)};
+  Option<int64_t> stages{*this, "stages", llvm::cl::desc("pipeline stages (0: model)"),
+                         llvm::cl::init(0)};
+};
+} // namespace
+
 void metaattn::registerMetaAttnPipelines() {
-  PassPipelineRegistration<>("metaattn-lower",
-                             "attn IR to pipelined tile kernels (the default configuration)",
-                             [](OpPassManager &pm) { buildAttnToTilePipeline(pm, {}); });
+  PassPipelineRegistration<LowerPipelineOptions>(
+      "metaattn-lower", "attn IR to pipelined tile kernels (tile sizes from the model)",
+      [](OpPassManager &pm, const LowerPipelineOptions &cl) {
+        PipelineOptions options;
+        options.target = cl.target;
+        options.blockM = cl.blockM;
+        options.blockN = cl.blockN;
+        options.warps = cl.warps;
+        options.stages = cl.stages;
+        buildAttnToTilePipeline(pm, options);
+      });
 }
 
 /// The kernel's place in its function (set by convert-attn-to-tile). A kernel without these

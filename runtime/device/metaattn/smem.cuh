@@ -16,6 +16,13 @@
 /// Each case keeps the chunk inside its row and makes any 8 consecutive rows
 /// of one logical chunk column conflict-free.
 ///
+/// When C % 8 == 0 the tile is stored as C/8 column blocks of 128-byte rows
+/// (block b holds chunks 8b..8b+7 of every row, Rows * 128 bytes, one block
+/// after the other). With a 1024-byte aligned base this is exactly the
+/// canonical 128-byte-swizzled layout that wgmma and TMA read and write (K-
+/// major for a tile whose rows are the M/N index, N-major for one whose rows
+/// are the reduction index), so the same tile feeds ldmatrix and wgmma.
+///
 //===----------------------------------------------------------------------===//
 #pragma once
 
@@ -48,6 +55,10 @@ template <class T, int Rows, int Cols, int Stages = 1> struct SmemTile {
   static constexpr int kChunks = Cols / kChunkElems;
   static constexpr int kStageElems = Rows * Cols;
   static constexpr int kStageBytes = kStageElems * (int)sizeof(T);
+  /// Stored as 128-byte column blocks (the wgmma/TMA 128-byte swizzle).
+  static constexpr bool kColumnBlocks = kChunks % 8 == 0;
+  /// Bytes between two column blocks.
+  static constexpr int kColumnBlockBytes = Rows * 128;
   /// Bytes of shared memory the tile (all stages) occupies.
   static constexpr int kBytes = kStageBytes * Stages;
 
@@ -67,7 +78,9 @@ template <class T, int Rows, int Cols, int Stages = 1> struct SmemTile {
   }
   /// Element offset of logical chunk `chunk` of row `r` (stage 0).
   METAATTN_HD static constexpr int chunkOffset(int r, int chunk) {
-    return r * Cols + ((chunk ^ swizzle(r)) * kChunkElems);
+    return kColumnBlocks ? (chunk >> 3) * (Rows * 8 * kChunkElems) + r * (8 * kChunkElems) +
+                               (((chunk & 7) ^ (r & 7)) * kChunkElems)
+                         : r * Cols + ((chunk ^ swizzle(r)) * kChunkElems);
   }
   /// Element offset of logical element (r, c) (stage 0).
   METAATTN_HD static constexpr int offset(int r, int c) {

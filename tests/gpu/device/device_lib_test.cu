@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 #include "fa2_kernel.cuh"
 #include "metaattn/tile.cuh"
+#include "metaattn/warpgroup.cuh"
 
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
@@ -160,7 +161,7 @@ std::string fmtErr(double maxErr, double tol) {
 template <bool Async, int NT, class T, int Rows, int Cols, int R>
 __global__ void kLoadTile(TensorRef<R> src, Origin<R> origin, int rowDim, int colDim, T* out,
                           int stage) {
-  extern __shared__ __align__(128) unsigned char smem[];
+  extern __shared__ __align__(1024) unsigned char smem[];
   SmemTile<T, Rows, Cols, 2> tile(smem);
   // Poison both stages so that missing zero-fill is visible.
   for (int i = threadIdx.x; i < tile.kBytes / 2; i += NT)
@@ -371,7 +372,7 @@ void testStoreFrag(const std::string& name, std::initializer_list<long long> siz
 
 template <class T, int M, int N, int W>
 __global__ void kLoadFrag(TensorRef<2> src, TensorRef<2> dst) {
-  extern __shared__ __align__(128) unsigned char smem[];
+  extern __shared__ __align__(1024) unsigned char smem[];
   SmemTile<T, M, N> tile(smem);
   const long long o[2] = {0, 0};
   block::loadTile<W * 32>(tile, src, o, 0, 1);
@@ -405,19 +406,20 @@ template <class T, int M, int N, int W> void testLoadFrag() {
 //===----------------------------------------------------------------------===//
 
 /// mode 0: gemmSS; 1: gemmRS with A via loadFrag; 2: gemmRS with A built as a
-/// float Frag element-wise (row/col) then warp::convert'ed.
+/// float Frag element-wise (row/col) then warp::convert'ed; 3: wg::gemmSS
+/// (wgmma); 4: wg::gemmRS (wgmma) with A via loadFrag.
 template <int Mode, bool TransB, class T, int M, int N, int K, int W>
 __global__ void kGemm(TensorRef<2> a, TensorRef<2> b, TensorRef<2> c) {
   constexpr int BR = TransB ? N : K, BC = TransB ? K : N;
-  extern __shared__ __align__(128) unsigned char smem[];
+  extern __shared__ __align__(1024) unsigned char smem[];
   SmemTile<T, M, K> sA(smem);
-  SmemTile<T, BR, BC> sB(smem + sA.kBytes);
+  SmemTile<T, BR, BC> sB(smem + (sA.kBytes + 1023) / 1024 * 1024);
   const long long o[2] = {0, 0};
   block::loadTileAsync<W * 32>(sA, a, o, 0, 1);
   block::loadTileAsync<W * 32>(sB, b, o, 0, 1);
   block::asyncCommit();
   block::asyncWait<0>();
-  block::barrier();
+  block::barrierAsyncProxy();
   Frag<float, M, N, W> acc;
 #pragma unroll
   for (int e = 0; e < acc.kElems; ++e)
@@ -428,6 +430,12 @@ __global__ void kGemm(TensorRef<2> a, TensorRef<2> b, TensorRef<2> c) {
     Frag<T, M, K, W> fa;
     warp::loadFrag(fa, sA);
     warp::gemmRS<TransB>(acc, fa, sB);
+  } else if constexpr (Mode == 3) {
+    wg::gemmSS<TransB>(acc, sA, sB);
+  } else if constexpr (Mode == 4) {
+    Frag<T, M, K, W> fa;
+    warp::loadFrag(fa, sA);
+    wg::gemmRS<TransB>(acc, fa, sB);
   } else {
     using FA = Frag<float, M, K, W>;
     FA fa;
@@ -453,8 +461,10 @@ template <int Mode, bool TransB, class T, int M, int N, int K, int W> void testG
     x = H::from(nd(rng));
   DevBuf<uint16_t> dA(A), dB(B);
   DevBuf<float> dC(M * N);
-  constexpr int smemB = SmemTile<T, M, K>::kBytes + (N * K * 2);
+  constexpr int smemB = (SmemTile<T, M, K>::kBytes + 1023) / 1024 * 1024 + (N * K * 2);
   auto bRef = TransB ? makeRef<2>(dB.p, {N, K}, {K, 1}) : makeRef<2>(dB.p, {K, N}, {N, 1});
+  CUDA_CHECK(cudaFuncSetAttribute(kGemm<Mode, TransB, T, M, N, K, W>,
+                                  cudaFuncAttributeMaxDynamicSharedMemorySize, smemB));
   kGemm<Mode, TransB, T, M, N, K, W><<<1, W * 32, smemB>>>(makeRef<2>(dA.p, {M, K}, {K, 1}), bRef,
                                                             makeRef<2>(dC.p, {M, N}, {N, 1}));
   CUDA_CHECK(cudaGetLastError());
@@ -474,7 +484,8 @@ template <int Mode, bool TransB, class T, int M, int N, int K, int W> void testG
       maxErr = std::max(maxErr, err);
       maxRatio = std::max(maxRatio, err / (1e-5 * mag)); // fp32 accumulation bound
     }
-  const char* modes[] = {"gemmSS", "gemmRS(loadFrag A)", "gemmRS(convert float Frag A)"};
+  const char* modes[] = {"gemmSS", "gemmRS(loadFrag A)", "gemmRS(convert float Frag A)",
+                         "wg::gemmSS", "wg::gemmRS(loadFrag A)"};
   char name[160];
   std::snprintf(name, sizeof name, "%s<TransB=%d> %s M=%d N=%d K=%d W=%d", modes[Mode], (int)TransB,
                 sizeof(T) == 2 && std::is_same<T, bf16>::value ? "bf16" : "fp16", M, N, K, W);
@@ -837,6 +848,15 @@ int main(int argc, char** argv) {
   testGemm<1, true, bf16, 64, 80, 32, 2>();
   testGemm<2, false, bf16, 64, 128, 64, 4>();
   testGemm<2, false, fp16, 32, 40, 48, 1>();
+  // wgmma (sm_90a): Q*K^T and P*V shapes of the Hopper attention kernels.
+  testGemm<3, true, bf16, 64, 128, 128, 4>();
+  testGemm<3, true, bf16, 128, 64, 64, 8>();
+  testGemm<3, true, fp16, 128, 128, 192, 8>();
+  testGemm<3, false, fp16, 64, 128, 64, 4>();
+  testGemm<4, false, bf16, 128, 128, 64, 8>();
+  testGemm<4, false, bf16, 64, 256, 128, 4>();
+  testGemm<4, false, fp16, 128, 192, 128, 8>();
+  testGemm<4, true, fp16, 64, 64, 64, 4>();
 
   testReduce<64, 64, 4>();
   testReduce<64, 24, 2>();

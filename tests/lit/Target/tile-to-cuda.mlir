@@ -1,4 +1,5 @@
-// RUN: metaattn-opt %s --metaattn-lower | metaattn-translate --tile-to-cuda | FileCheck %s
+// RUN: metaattn-opt %s --metaattn-lower="target=sm_90" | metaattn-translate --tile-to-cuda | FileCheck %s
+// RUN: metaattn-opt %s --metaattn-lower | metaattn-translate --tile-to-cuda | FileCheck %s --check-prefix=HOPPER
 
 // The printer calls the device library: cp.async tiles, mma gemms, warp reductions, and
 // unrolled element loops over the owning thread's fragment elements.
@@ -24,6 +25,24 @@
 // CHECK: metaattn::dev::warp::rowSum(
 // CHECK: metaattn::dev::warp::gemmRS<false>(
 // CHECK: metaattn::dev::block::storeFrag<128, bf16>(o,
+// CHECK-NOT: wgmma
+
+// On sm_90a (the default) the kernel has two warpgroups of 64 query rows; both gemms are
+// warpgroup wgmma calls on 1024-byte aligned shared tiles, and every barrier also publishes
+// shared writes to the async proxy.
+// HOPPER: #include "metaattn/tile.cuh"
+// HOPPER-NEXT: #include "metaattn/warpgroup.cuh"
+// HOPPER: __launch_bounds__(256) causal(
+// HOPPER: extern __shared__ __align__(1024) unsigned char smem_raw[];
+// HOPPER-NEXT: unsigned char* const smem = smem_raw + ((1024u - (metaattn::dev::detail::sharedAddr(smem_raw) & 1023u)) & 1023u);
+// HOPPER: metaattn::dev::SmemTile<bf16, 128, 64> [[QS:v[0-9]+]](smem + 0);
+// HOPPER: metaattn::dev::SmemTile<bf16, 128, 64, 2> {{v[0-9]+}}(smem + 16384);
+// HOPPER: metaattn::dev::SmemTile<bf16, 128, 64, 2> {{v[0-9]+}}(smem + 49152);
+// HOPPER: metaattn::dev::Frag<float, 128, 128, 8> [[S:v[0-9]+]];
+// HOPPER: metaattn::dev::block::barrierAsyncProxy();
+// HOPPER: metaattn::dev::wg::gemmSS<true>([[S]], [[QS]],
+// HOPPER: metaattn::dev::wg::gemmRS<false>(
+// HOPPER-NOT: block::barrier();
 func.func @causal(%q: tensor<?x?x4x64xbf16>, %k: tensor<?x?x4x64xbf16>, %v: tensor<?x?x4x64xbf16>) -> tensor<?x?x4x64xbf16> {
   %o = attn.attention %q, %k, %v
     score {

@@ -2,7 +2,9 @@
 //
 // Lowers softmax attention at several head dims, GQA ratios, dtypes and masks to CUDA,
 // compiles it with NVRTC for sm_90a (no GPU needed) and checks the PTX for the instructions
-// the kernel must use.
+// the kernel must use: wgmma where the head dims fit it (target sm_90a, the default),
+// mma.sync + ldmatrix otherwise and for target sm_90; ptxas must neither spill nor serialize
+// the wgmma instructions.
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,6 +19,8 @@
 
 #include <gtest/gtest.h>
 
+#include <regex>
+
 using namespace metaattn;
 using metaattn::irtext::shape;
 using metaattn::irtext::SoftmaxShape;
@@ -26,25 +30,31 @@ namespace {
 struct Case {
   const char *label;
   SoftmaxShape shape;
+  /// Whether the sm_90a lowering runs both gemms on wgmma.
+  bool wgmma;
 };
 
 /// Keeps ctest's log readable: the case's label instead of its bytes.
 void PrintTo(const Case &c, std::ostream *os) { *os << c.label; }
 
-class NvrtcLowering : public ::testing::TestWithParam<Case> {};
+class NvrtcLowering : public ::testing::TestWithParam<std::tuple<Case, const char *>> {};
 
 TEST_P(NvrtcLowering, CompilesForSm90aWithTensorCoreInstructions) {
   auto nvrtc = rt::Nvrtc::get();
   if (!nvrtc.ok())
     GTEST_SKIP() << "NVRTC is not available: " << nvrtc.status().message();
-  const Case &c = GetParam();
+  const Case &c = std::get<0>(GetParam());
+  const std::string target = std::get<1>(GetParam());
+  const bool wgmma = c.wgmma && target == "sm_90a";
   mlir::DialectRegistry registry;
   registerMetaAttnDialects(registry);
   mlir::MLIRContext ctx(registry);
   std::string ir = irtext::softmaxIR(c.shape);
   auto module = mlir::parseSourceString<mlir::ModuleOp>(ir, &ctx);
   ASSERT_TRUE(module) << ir;
-  auto lowered = lowerToCuda(*module, {});
+  PipelineOptions pipeline;
+  pipeline.target = target;
+  auto lowered = lowerToCuda(*module, pipeline);
   ASSERT_TRUE(lowered.ok()) << lowered.status().message();
   ASSERT_EQ(lowered->size(), 1u);
   const LoweredKernel &kernel = lowered->front();
@@ -53,17 +63,30 @@ TEST_P(NvrtcLowering, CompilesForSm90aWithTensorCoreInstructions) {
   options.arch = "sm_90a";
   options.wantPtx = true;
   options.wantCubin = true;
+  options.extraFlags = {"--ptxas-options=-v"};
   auto compiled = rt::compileCuda(kernel.cudaSource, "attention.cu", options);
   ASSERT_TRUE(compiled.ok()) << compiled.status().message() << "\n" << kernel.cudaSource;
   const std::string &ptx = compiled->ptx;
-  std::string mma = "mma.sync.aligned.m16n8k16.row.col.f32." + c.shape.dtype + "." +
-                    c.shape.dtype + ".f32";
-  if (c.shape.dtype == "f16")
-    mma = "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32";
-  EXPECT_NE(ptx.find(mma), std::string::npos) << "no " << mma << " in the PTX";
+  if (wgmma) {
+    std::string op = "wgmma.mma_async.sync.aligned.m64n";
+    EXPECT_NE(ptx.find(op), std::string::npos) << "no " << op << " in the PTX";
+    std::string types = "." + c.shape.dtype + "." + c.shape.dtype;
+    EXPECT_NE(ptx.find("k16.f32" + types), std::string::npos) << "wgmma of the wrong types";
+    EXPECT_NE(ptx.find("wgmma.wait_group.sync.aligned"), std::string::npos);
+    EXPECT_NE(ptx.find("fence.proxy.async.shared::cta"), std::string::npos);
+    EXPECT_EQ(ptx.find("mma.sync.aligned"), std::string::npos) << "a gemm stayed on mma.sync";
+    EXPECT_EQ(compiled->log.find("serialized"), std::string::npos) << compiled->log;
+  } else {
+    std::string mma =
+        "mma.sync.aligned.m16n8k16.row.col.f32." + c.shape.dtype + "." + c.shape.dtype + ".f32";
+    EXPECT_NE(ptx.find(mma), std::string::npos) << "no " << mma << " in the PTX";
+    EXPECT_NE(ptx.find("ldmatrix.sync.aligned"), std::string::npos) << "no ldmatrix";
+    EXPECT_EQ(ptx.find("wgmma"), std::string::npos);
+  }
   EXPECT_NE(ptx.find("cp.async.cg.shared.global"), std::string::npos) << "no cp.async";
   EXPECT_NE(ptx.find("cp.async.wait_group"), std::string::npos);
-  EXPECT_NE(ptx.find("ldmatrix.sync.aligned"), std::string::npos) << "no ldmatrix";
+  EXPECT_FALSE(std::regex_search(compiled->log, std::regex(" [1-9][0-9]* bytes spill")))
+      << compiled->log;
   EXPECT_NE(ptx.find(".target sm_90a"), std::string::npos);
   EXPECT_FALSE(compiled->cubin.empty());
   // Signature: q, k, v, o, lse with symbols for the runtime's checks.
@@ -79,14 +102,18 @@ TEST_P(NvrtcLowering, CompilesForSm90aWithTensorCoreInstructions) {
 
 INSTANTIATE_TEST_SUITE_P(
     Softmax, NvrtcLowering,
-    ::testing::Values(Case{"d64", shape(4, 4, 64, 64, false)},
-                      Case{"d64_causal", shape(4, 4, 64, 64, true)},
-                      Case{"d128_causal_gqa4", shape(8, 2, 128, 128, true)},
-                      Case{"d192_dv128", shape(4, 4, 192, 128, true)},
-                      Case{"d128_dv256", shape(4, 4, 128, 256, true)},
-                      Case{"d256", shape(2, 2, 256, 256, false)},
-                      Case{"d72_odd", shape(3, 1, 72, 40, true)},
-                      Case{"d128_f16", shape(4, 4, 128, 128, false, "f16")}),
-    [](const ::testing::TestParamInfo<Case> &info) { return std::string(info.param.label); });
+    ::testing::Combine(
+        ::testing::Values(Case{"d64", shape(4, 4, 64, 64, false), true},
+                          Case{"d64_causal", shape(4, 4, 64, 64, true), true},
+                          Case{"d128_causal_gqa4", shape(8, 2, 128, 128, true), true},
+                          Case{"d192_dv128", shape(4, 4, 192, 128, true), true},
+                          Case{"d128_dv256", shape(4, 4, 128, 256, true), true},
+                          Case{"d256", shape(2, 2, 256, 256, false), true},
+                          Case{"d72_odd", shape(3, 1, 72, 40, true), false},
+                          Case{"d128_f16", shape(4, 4, 128, 128, false, "f16"), true}),
+        ::testing::Values("sm_90a", "sm_90")),
+    [](const ::testing::TestParamInfo<std::tuple<Case, const char *>> &info) {
+      return std::string(std::get<0>(info.param).label) + "_" + std::get<1>(info.param);
+    });
 
 } // namespace

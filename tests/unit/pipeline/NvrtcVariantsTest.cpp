@@ -69,7 +69,13 @@ TEST_P(NvrtcVariants, EveryFunctionCompilesForSm90a) {
       continue;
     }
     ++attentionKernels;
-    EXPECT_NE(compiled->ptx.find("mma.sync.aligned.m16n8k16"), std::string::npos) << kernel.name;
+    // Tensor cores: wgmma for the gemms tile-use-wgmma marked, mma.sync for the others.
+    const bool wgmmaSource = kernel.cudaSource.find("wg::gemm") != std::string::npos;
+    const bool warpSource = kernel.cudaSource.find("warp::gemm") != std::string::npos;
+    EXPECT_EQ(compiled->ptx.find("wgmma.mma_async") != std::string::npos, wgmmaSource)
+        << kernel.name;
+    EXPECT_EQ(compiled->ptx.find("mma.sync.aligned.m16n8k16") != std::string::npos, warpSource)
+        << kernel.name;
     EXPECT_NE(compiled->ptx.find("cp.async.cg.shared.global"), std::string::npos) << kernel.name;
   }
   // Every function has its attention kernels (one per attn.attention or attn.recurrent).

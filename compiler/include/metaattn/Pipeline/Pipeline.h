@@ -24,11 +24,17 @@ namespace metaattn {
 
 /// Options of the attn-to-tile pipeline. Zero tile sizes mean "from the model".
 struct PipelineOptions {
-  std::string target = "sm_90";
+  /// GPU architecture the kernels are tiled for (sm_80, sm_90, sm_90a, gfx90a). Empty: the
+  /// device's when compiling for one (compileAttention*), else sm_90a.
+  std::string target;
   int64_t blockM = 0, blockN = 0, warps = 0, stages = 0;
 };
 
+/// The target of a pipeline without one and no device: Hopper with wgmma.
+constexpr llvm::StringLiteral kDefaultTarget = "sm_90a";
+
 /// attn-mask-analysis, attn-online-normalize, convert-attn-to-tile, tile-infer-layout,
+/// tile-use-wgmma,
 /// tile-pipeline-plan, tile-pipeline-expand, canonicalize, cse.
 void buildAttnToTilePipeline(mlir::OpPassManager &pm, const PipelineOptions &options);
 

@@ -96,8 +96,11 @@ struct ConvertAttnToTilePass : public metaattn::impl::ConvertAttnToTileBase<Conv
       config = chooseTileConfig(qt.getDimSize(3), vt.getDimSize(3), qt.getElementTypeBitWidth() / 8,
                                 target);
     }
-    if (blockM)
+    if (blockM) {
       config.blockM = blockM;
+      // Keep at least 16 query rows per warp when only the rows are set.
+      config.warps = std::max<int64_t>(1, std::min(config.warps, blockM / 16));
+    }
     if (blockN)
       config.blockN = blockN;
     if (numWarps)

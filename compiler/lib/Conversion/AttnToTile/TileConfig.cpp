@@ -4,7 +4,9 @@
 using namespace metaattn;
 
 std::optional<TargetDesc> TargetDesc::get(llvm::StringRef name) {
-  if (name == "sm_90" || name == "sm_90a")
+  if (name == "sm_90a")
+    return TargetDesc{"sm_90a", 227 * 1024, 255, /*wgmma=*/true};
+  if (name == "sm_90")
     return TargetDesc{"sm_90", 227 * 1024, 255};
   if (name == "sm_80" || name == "sm_86" || name == "sm_89")
     return TargetDesc{name.str(), 99 * 1024, 255};
@@ -24,9 +26,25 @@ TileConfig metaattn::chooseTileConfig(int64_t headDim, int64_t valueDim, int64_t
   TileConfig config;
   config.paddedDim = roundUp(headDim, 16);
   config.paddedValueDim = roundUp(valueDim, 16);
+  config.stages = 2;
+  // Hopper (wgmma): two consumer warpgroups of 64 query rows each; both gemms run on
+  // wgmma when every shared tile's rows are whole 128-byte swizzle blocks and the value
+  // accumulator fits one instruction (N <= 256). Per thread: the output accumulator
+  // (Dv/2 f32), the score tile (blockN/2 f32) and its 16-bit copy (blockN/4), so a 128-wide
+  // kv tile for head dims up to 128 and 64 above.
+  if (target.wgmma && elementBytes == 2 && config.paddedDim % 64 == 0 &&
+      config.paddedValueDim % 64 == 0 && config.paddedDim <= 256 && config.paddedValueDim <= 256) {
+    config.blockM = 128;
+    config.warps = 8;
+    config.blockN = config.paddedDim <= 128 && config.paddedValueDim <= 128 ? 128 : 64;
+    while (config.blockN > 64 && config.sharedBytes(elementBytes) > target.sharedBytesPerBlock)
+      config.blockN /= 2;
+    while (config.stages > 1 && config.sharedBytes(elementBytes) > target.sharedBytesPerBlock)
+      --config.stages;
+    return config;
+  }
   config.blockM = 64;
   config.warps = 4;
-  config.stages = 2;
   // Per-thread registers of the two big fragments (f32): the output accumulator
   // (blockM/warps rows x Dv / 32 lanes) and the score tile; keep them under ~60% of the
   // register file so the gemm operands and addresses fit without spilling.

@@ -15,7 +15,8 @@ namespace metaattn::cuda {
 /// thread's fragment elements.
 class Printer {
 public:
-  Printer(llvm::raw_ostream &os, int64_t threads) : os(os), threads(threads) {}
+  Printer(llvm::raw_ostream &os, int64_t threads, bool wgmma = false)
+      : os(os), threads(threads), wgmma(wgmma) {}
 
   mlir::LogicalResult printBlock(mlir::Block &block);
   mlir::LogicalResult printOp(mlir::Operation *op);
@@ -32,6 +33,9 @@ public:
   mlir::FailureOr<std::string> bufferType(mlir::Value buffer);
 
   int64_t sharedBytes = 0;
+  /// Shared buffers start at multiples of this (1024 when wgmma reads them: the 128-byte
+  /// swizzle repeats every 1024 bytes and is computed from the address).
+  int64_t sharedAlignment() const { return wgmma ? 1024 : 128; }
 
 private:
   mlir::LogicalResult printScalar(mlir::Operation *op);
@@ -45,6 +49,8 @@ private:
 
   llvm::raw_ostream &os;
   int64_t threads;
+  /// Some gemm of the kernel runs on wgmma (tile-use-wgmma marked it).
+  bool wgmma;
   int indent = 1;
   unsigned counter = 0;
   llvm::DenseMap<mlir::Value, std::string> names;

@@ -16,9 +16,10 @@ namespace metaattn {
 
 /// What the tiler needs to know about the target.
 struct TargetDesc {
-  std::string name;             ///< sm_80, sm_90, gfx90a
-  int64_t sharedBytesPerBlock;  ///< opt-in maximum
-  int64_t registersPerThread;   ///< architectural maximum
+  std::string name;            ///< sm_80, sm_90, sm_90a, gfx90a
+  int64_t sharedBytesPerBlock; ///< opt-in maximum
+  int64_t registersPerThread;  ///< architectural maximum
+  bool wgmma = false;          ///< warpgroup wgmma.mma_async (sm_90a)
   static std::optional<TargetDesc> get(llvm::StringRef name);
 };
 

@@ -16,6 +16,8 @@ namespace metaattn::tile {
 /// Attribute names used by the pipelining passes.
 constexpr llvm::StringLiteral kPipelineStageAttr = "tile.pipeline_stage";
 constexpr llvm::StringLiteral kPipelinePlannedAttr = "tile.pipeline_planned";
+/// Whether `target` (e.g. "sm_90a") has the warpgroup wgmma instructions.
+inline bool targetHasWgmma(llvm::StringRef target) { return target == "sm_90a"; }
 
 } // namespace metaattn::tile
 

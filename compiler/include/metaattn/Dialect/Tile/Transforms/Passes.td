@@ -57,4 +57,27 @@ def TilePipelineExpand : Pass<"tile-pipeline-expand", "::metaattn::tile::KernelO
   }];
 }
 
+def TileUseWgmma : Pass<"tile-use-wgmma", "::metaattn::tile::KernelOp"> {
+  let summary = "Run the gemms that fit a warpgroup on Hopper's wgmma";
+  let description = [{
+    On a target with wgmma (`sm_90a`), marks every `tile.gemm` whose operands fit
+    `wgmma.mma_async.m64nNk16` with the unit attribute `tile.wgmma`; the CUDA emitter prints a
+    marked gemm as a warpgroup call (`wg::gemmSS` / `wg::gemmRS`) and, in a kernel with one,
+    aligns shared buffers to 1024 bytes and publishes shared writes to the async proxy at
+    every barrier. A gemm fits when its operands are 16-bit, its f32 accumulator has 16 rows
+    per warp with whole warpgroups (`rows = 16 · warps`, warps a multiple of 4) and 16..256
+    columns in steps of 16, A is a fragment with the same layout or a shared tile, and every
+    shared operand's rows are a multiple of 128 bytes (the 128-byte swizzled layout wgmma
+    reads). Other gemms keep the warp-level mma.sync path. Needs `tile-infer-layout` first.
+
+    Before: `tile.gemm %qs, %ks, %s {transpose_b} : ...` in a 256-thread kernel with
+    `%s : memref<128x128xf32, #tile.space<fragment>>`, `%qs : memref<128x128xbf16, ...>`.
+    After: `tile.gemm %qs, %ks, %s {tile.wgmma, transpose_b} : ...`.
+  }];
+  let options = [
+    Option<"target", "target", "std::string", /*default=*/"\"sm_90a\"",
+           "GPU architecture (wgmma needs sm_90a; any other target leaves the gemms alone)">
+  ];
+}
+
 #endif // METAATTN_DIALECT_TILE_TRANSFORMS_PASSES_TD

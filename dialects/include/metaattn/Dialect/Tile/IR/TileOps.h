@@ -37,6 +37,10 @@ mlir::MemRefType getBufferType(mlir::MLIRContext *ctx, llvm::ArrayRef<int64_t> s
 /// The layout a fragment was given by tile-infer-layout (null when none yet).
 FragmentLayoutAttr getFragmentLayout(mlir::Value buffer);
 
+/// Unit attribute of a tile.gemm that runs on Hopper's warpgroup wgmma (set by
+/// tile-use-wgmma, read by the CUDA emitter).
+constexpr llvm::StringLiteral kWgmmaAttr = "tile.wgmma";
+
 } // namespace metaattn::tile
 
 #endif // METAATTN_DIALECT_TILE_IR_TILEOPS_H

@@ -1,0 +1,76 @@
+//===- UseWgmma.cpp - tile-use-wgmma -----------------------------------------===//
+//
+// Marks the gemms that fit Hopper's warpgroup wgmma.mma_async.m64nNk16 so that the CUDA
+// emitter prints them as warpgroup calls (runtime/device/metaattn/warpgroup.cuh). The
+// conditions mirror that header's static checks: a gemm marked here always compiles.
+//
+//===----------------------------------------------------------------------===//
+
+#include "metaattn/Dialect/Tile/Transforms/Passes.h"
+
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+
+namespace metaattn::tile {
+#define GEN_PASS_DEF_TILEUSEWGMMA
+#include "metaattn/Dialect/Tile/Transforms/Passes.h.inc"
+} // namespace metaattn::tile
+
+using namespace mlir;
+using namespace metaattn::tile;
+
+namespace {
+
+bool is16Bit(Type type) { return type.isBF16() || type.isF16(); }
+
+/// A shared operand wgmma can read: 2-D, 16-bit, rows of a multiple of 128 bytes (the
+/// 128-byte swizzled column blocks of SmemTile).
+bool fitsSharedOperand(MemRefType type) {
+  return isShared(type) && type.getRank() == 2 && is16Bit(type.getElementType()) &&
+         type.getDimSize(1) * 2 % 128 == 0;
+}
+
+/// Why `gemm` cannot run on wgmma in a kernel of `warps` warps, or an empty string.
+std::string whyNot(GemmOp gemm, int64_t warps) {
+  auto c = cast<MemRefType>(gemm.getC().getType());
+  auto a = cast<MemRefType>(gemm.getA().getType());
+  auto b = cast<MemRefType>(gemm.getB().getType());
+  if (warps % 4 != 0)
+    return "the kernel's warps are not whole warpgroups";
+  if (!isFragment(c) || c.getRank() != 2 || !c.getElementType().isF32())
+    return "the accumulator is not a 2-D f32 fragment";
+  int64_t m = c.getDimSize(0), n = c.getDimSize(1);
+  if (m != 16 * warps)
+    return "the accumulator does not have 16 rows per warp";
+  if (n % 16 != 0 || n > 256)
+    return "the accumulator's columns are not a multiple of 16 up to 256";
+  if (!is16Bit(a.getElementType()) || !is16Bit(b.getElementType()) ||
+      a.getElementType() != b.getElementType())
+    return "the operands are not both bf16 or both f16";
+  if (isFragment(a)) {
+    if (a.getRank() != 2 || a.getDimSize(0) != m || a.getDimSize(1) % 16 != 0)
+      return "the register operand A does not match the accumulator's rows";
+  } else if (!fitsSharedOperand(a) || a.getDimSize(0) != m) {
+    return "the shared operand A is not a 128-byte swizzled tile of the accumulator's rows";
+  }
+  if (!fitsSharedOperand(b))
+    return "the shared operand B's rows are not a multiple of 128 bytes";
+  return "";
+}
+
+struct TileUseWgmmaPass : public metaattn::tile::impl::TileUseWgmmaBase<TileUseWgmmaPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    if (!targetHasWgmma(target))
+      return;
+    KernelOp kernel = getOperation();
+    int64_t warps = kernel.getThreads() / 32;
+    Builder builder(kernel.getContext());
+    kernel.walk([&](GemmOp gemm) {
+      if (whyNot(gemm, warps).empty())
+        gemm->setAttr(kWgmmaAttr, builder.getUnitAttr());
+    });
+  }
+};
+
+} // namespace

@@ -1,0 +1,175 @@
+//===- metaattn/warpgroup.cuh - Warpgroup wgmma gemms (sm_90a) --*- CUDA -*-===//
+///
+/// \file
+/// `C += A * op(B)` on wgmma.mma_async.m64nNk16 with f32 accumulators, the
+/// same contract as warp::gemmSS / warp::gemmRS (gemm.cuh) for the fragments
+/// and tiles that fit a warpgroup:
+///
+///   C: Frag<float, M, N, W> with 16 rows per warp (M / W == 16) and W a
+///      multiple of 4, so warps 4g..4g+3 (warpgroup g) own rows 64g..64g+63
+///      and each warp's sub-tiles are laid out exactly as wgmma's m64nN
+///      accumulator fragment. N a multiple of 16, at most 256.
+///   A: a shared K-major tile SmemTile<T, M, K> (gemmSS) or a register
+///      Frag<T, M, K, W> (gemmRS; its m16n8 layout is wgmma's A fragment).
+///   B: TransB = true:  an N x K tile (rows = output columns), K-major.
+///      TransB = false: a K x N tile (rows = reduction index), read N-major.
+///   Shared tiles must be stored as 128-byte column blocks (SmemTile with a
+///   row of a multiple of 128 bytes) at a 1024-byte aligned address.
+///
+/// The call is synchronous for the warpgroup: it fences the registers,
+/// issues K/16 wgmma instructions, commits them and waits for completion, so
+/// the accumulators can be read and the shared tiles overwritten (after the
+/// usual barrier) on return. Shared memory written by ordinary stores or
+/// cp.async must be made visible to wgmma's async proxy first:
+/// block::barrierAsyncProxy() is the barrier to use before a wgmma reads it.
+///
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "metaattn/frag.cuh"
+#include "metaattn/smem.cuh"
+#include "metaattn/wgmma_ops.cuh"
+
+namespace metaattn {
+namespace dev {
+namespace ptx {
+
+METAATTN_DEV void wgmmaFence() {
+#if METAATTN_HAS_WGMMA
+  asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+#endif
+}
+METAATTN_DEV void wgmmaCommit() {
+#if METAATTN_HAS_WGMMA
+  asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+#endif
+}
+template <int N> METAATTN_DEV void wgmmaWait() {
+#if METAATTN_HAS_WGMMA
+  asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
+#endif
+}
+/// Orders this thread's generic-proxy shared-memory writes before later
+/// async-proxy (wgmma, TMA) accesses of other threads after a barrier.
+METAATTN_DEV void fenceProxyAsyncShared() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+#endif
+}
+/// Keeps the compiler from moving accesses of `x` across an async wgmma.
+METAATTN_DEV void fenceOperand(float& x) { asm volatile("" : "+f"(x)::"memory"); }
+
+/// Shared-memory matrix descriptor with the 128-byte swizzle: start address,
+/// leading- and stride-dimension byte offsets (all in 16-byte units).
+METAATTN_DEV unsigned long long wgmmaDesc(unsigned addr, unsigned lbo, unsigned sbo) {
+  return (unsigned long long)((addr & 0x3FFFFu) >> 4) |
+         ((unsigned long long)((lbo >> 4) & 0x3FFFu) << 16) |
+         ((unsigned long long)((sbo >> 4) & 0x3FFFu) << 32) | (1ull << 62);
+}
+
+} // namespace ptx
+
+namespace block {
+/// A block barrier that also publishes this thread's shared-memory writes to
+/// the async proxy, for kernels whose gemms read shared tiles with wgmma.
+METAATTN_DEV void barrierAsyncProxy() {
+  ptx::fenceProxyAsyncShared();
+  __syncthreads();
+}
+} // namespace block
+
+namespace wg_detail {
+
+template <class T, int M, int N, int W> struct Check {
+  static_assert(detail::Is16Bit<T>::value, "wg gemm: operands must be bf16 or fp16");
+  static_assert(M / W == 16 && W % 4 == 0,
+                "wg gemm: the accumulator needs 16 rows per warp and whole warpgroups");
+  static_assert(N % 16 == 0 && N <= 256, "wg gemm: N must be a multiple of 16, at most 256");
+  static constexpr bool ok = true;
+};
+
+/// Descriptor of B for k-step kt. TransB: N x K tile, K-major (8-row groups
+/// 1024 bytes apart, k-steps 32 bytes apart inside a column block).
+/// Otherwise: K x N tile read N-major (k-steps of 16 rows = 2048 bytes,
+/// column blocks of 64 columns `kColumnBlockBytes` apart).
+template <bool TransB, class TileB> METAATTN_DEV unsigned long long descB(const TileB& B, int kt) {
+  const unsigned base = detail::sharedAddr(B.base);
+  if constexpr (TransB)
+    return ptx::wgmmaDesc(base + (kt >> 2) * TileB::kColumnBlockBytes + (kt & 3) * 32, 16, 1024);
+  else
+    return ptx::wgmmaDesc(base + kt * 2048, TileB::kColumnBlockBytes, 1024);
+}
+
+template <int N> METAATTN_DEV void fenceAll(float* d) {
+#pragma unroll
+  for (int i = 0; i < N / 2; ++i)
+    ptx::fenceOperand(d[i]);
+}
+
+} // namespace wg_detail
+
+namespace wg {
+
+/// C += A * op(B), A and B in shared memory (see the file comment).
+template <bool TransB, class T, int M, int N, int W, int K, int BR, int BC>
+METAATTN_DEV void gemmSS(Frag<float, M, N, W>& C, SmemTile<T, M, K, 1> A,
+                         SmemTile<T, BR, BC, 1> B) {
+  static_assert(wg_detail::Check<T, M, N, W>::ok, "");
+  static_assert(SmemTile<T, M, K, 1>::kColumnBlocks && SmemTile<T, BR, BC, 1>::kColumnBlocks,
+                "wg::gemmSS: tiles must have rows of a multiple of 128 bytes");
+  static_assert(TransB ? (BR == N && BC == K) : (BR == K && BC == N),
+                "wg::gemmSS: B tile must be N x K (TransB) or K x N");
+  using TA = SmemTile<T, M, K, 1>;
+  const unsigned aBase = detail::sharedAddr(A.base) + (detail::warpId() >> 2) * 64 * 128;
+  wg_detail::fenceAll<N>(C.v);
+  ptx::wgmmaFence();
+#pragma unroll
+  for (int kt = 0; kt < K / 16; ++kt) {
+    const unsigned long long da =
+        ptx::wgmmaDesc(aBase + (kt >> 2) * TA::kColumnBlockBytes + (kt & 3) * 32, 16, 1024);
+    ptx::WgmmaOp<N>::template ss<T, TransB ? 0 : 1>(C.v, da, wg_detail::descB<TransB>(B, kt), 1);
+  }
+  ptx::wgmmaCommit();
+  ptx::wgmmaWait<0>();
+  wg_detail::fenceAll<N>(C.v);
+}
+
+/// C += A * op(B), A a register fragment (P after the softmax), B in shared
+/// memory (see the file comment). The P * V case is TransB = false.
+template <bool TransB, class T, int M, int N, int W, int K, int BR, int BC>
+METAATTN_DEV void gemmRS(Frag<float, M, N, W>& C, const Frag<T, M, K, W>& A,
+                         SmemTile<T, BR, BC, 1> B) {
+  static_assert(wg_detail::Check<T, M, N, W>::ok, "");
+  static_assert(SmemTile<T, BR, BC, 1>::kColumnBlocks,
+                "wg::gemmRS: the B tile must have rows of a multiple of 128 bytes");
+  static_assert(TransB ? (BR == N && BC == K) : (BR == K && BC == N),
+                "wg::gemmRS: B tile must be N x K (TransB) or K x N");
+  static_assert(K % 16 == 0, "wg::gemmRS: K must be a multiple of 16");
+  // Every k-step's A registers are packed before the fence and kept live until
+  // the wait: wgmma reads them asynchronously.
+  unsigned a[K / 16][4];
+#pragma unroll
+  for (int kt = 0; kt < K / 16; ++kt) {
+    const int e0 = (2 * kt) * 4, e1 = e0 + 4;
+    a[kt][0] = packPair(A[e0 + 0], A[e0 + 1]);
+    a[kt][1] = packPair(A[e0 + 2], A[e0 + 3]);
+    a[kt][2] = packPair(A[e1 + 0], A[e1 + 1]);
+    a[kt][3] = packPair(A[e1 + 2], A[e1 + 3]);
+  }
+  wg_detail::fenceAll<N>(C.v);
+  ptx::wgmmaFence();
+#pragma unroll
+  for (int kt = 0; kt < K / 16; ++kt)
+    ptx::WgmmaOp<N>::template rs<T, TransB ? 0 : 1>(C.v, a[kt], wg_detail::descB<TransB>(B, kt),
+                                                    1);
+  ptx::wgmmaCommit();
+  ptx::wgmmaWait<0>();
+  wg_detail::fenceAll<N>(C.v);
+#pragma unroll
+  for (int kt = 0; kt < K / 16; ++kt)
+    asm volatile("" ::"r"(a[kt][0]), "r"(a[kt][1]), "r"(a[kt][2]), "r"(a[kt][3]));
+}
+
+} // namespace wg
+} // namespace dev
+} // namespace metaattn
