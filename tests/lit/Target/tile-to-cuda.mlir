@@ -27,7 +27,8 @@
 // CHECK: metaattn::dev::block::storeFrag<128, bf16>(o,
 // CHECK-NOT: wgmma
 
-// On sm_90a (the default) the kernel has two warpgroups of 64 query rows; both gemms are
+// On sm_90a (the default) the kernel has two warpgroups of 64 query rows and a three-stage
+// ring of 64-row K and V tiles; both gemms are
 // warpgroup wgmma calls on 1024-byte aligned shared tiles, and every barrier also publishes
 // shared writes to the async proxy.
 // HOPPER: #include "metaattn/tile.cuh"
@@ -36,9 +37,9 @@
 // HOPPER: extern __shared__ __align__(1024) unsigned char smem_raw[];
 // HOPPER-NEXT: unsigned char* const smem = smem_raw + ((1024u - (metaattn::dev::detail::sharedAddr(smem_raw) & 1023u)) & 1023u);
 // HOPPER: metaattn::dev::SmemTile<bf16, 128, 64> [[QS:v[0-9]+]](smem + 0);
-// HOPPER: metaattn::dev::SmemTile<bf16, 128, 64, 2> {{v[0-9]+}}(smem + 16384);
-// HOPPER: metaattn::dev::SmemTile<bf16, 128, 64, 2> {{v[0-9]+}}(smem + 49152);
-// HOPPER: metaattn::dev::Frag<float, 128, 128, 8> [[S:v[0-9]+]];
+// HOPPER: metaattn::dev::SmemTile<bf16, 64, 64, 3> {{v[0-9]+}}(smem + 16384);
+// HOPPER: metaattn::dev::SmemTile<bf16, 64, 64, 3> {{v[0-9]+}}(smem + 40960);
+// HOPPER: metaattn::dev::Frag<float, 128, 64, 8> [[S:v[0-9]+]];
 // HOPPER: metaattn::dev::block::barrierAsyncProxy();
 // HOPPER: metaattn::dev::wg::gemmSS<true>([[S]], [[QS]],
 // HOPPER: metaattn::dev::wg::gemmRS<false>(

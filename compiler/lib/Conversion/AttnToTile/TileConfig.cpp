@@ -27,18 +27,18 @@ TileConfig metaattn::chooseTileConfig(int64_t headDim, int64_t valueDim, int64_t
   config.paddedDim = roundUp(headDim, 16);
   config.paddedValueDim = roundUp(valueDim, 16);
   config.stages = 2;
-  // Hopper (wgmma): two consumer warpgroups of 64 query rows each; both gemms run on
-  // wgmma when every shared tile's rows are whole 128-byte swizzle blocks and the value
-  // accumulator fits one instruction (N <= 256). Per thread: the output accumulator
-  // (Dv/2 f32), the score tile (blockN/2 f32) and its 16-bit copy (blockN/4), so a 128-wide
-  // kv tile for head dims up to 128 and 64 above.
+  // Hopper (wgmma): two warpgroups of 64 query rows each; both gemms run on wgmma when every
+  // shared tile's rows are whole 128-byte swizzle blocks and the value accumulator fits one
+  // instruction (N <= 256). A 64-wide kv tile with three stages where they fit: on the H200
+  // (benchmarks/results/configs_wgmma_h200_2026-12-02.txt, tests/gpu/explore_configs.sh) it
+  // beat 128-wide tiles and two stages by 5-30% causal and matched them non-causal at
+  // D = 64 and 128; 64-row blocks (one warpgroup) were 2-3x slower.
   if (target.wgmma && elementBytes == 2 && config.paddedDim % 64 == 0 &&
       config.paddedValueDim % 64 == 0 && config.paddedDim <= 256 && config.paddedValueDim <= 256) {
     config.blockM = 128;
     config.warps = 8;
-    config.blockN = config.paddedDim <= 128 && config.paddedValueDim <= 128 ? 128 : 64;
-    while (config.blockN > 64 && config.sharedBytes(elementBytes) > target.sharedBytesPerBlock)
-      config.blockN /= 2;
+    config.blockN = 64;
+    config.stages = 3;
     while (config.stages > 1 && config.sharedBytes(elementBytes) > target.sharedBytesPerBlock)
       --config.stages;
     return config;

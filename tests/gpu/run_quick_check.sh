@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# A short GPU check after a tiling change: softmax (D 64/128/192/256, GQA, fp16, causal) at
+# awkward lengths and every variant file at one shape against the oracle, memcheck on one
+# kernel, and the default configuration's softmax TFLOP/s at S = 4k (explore_configs.sh).
+#   BIN=<dir with static metaattn-run> OUT=<dir> bash tests/gpu/run_quick_check.sh
+set -u
+BIN=${BIN:-build-static/bin}
+OUT=${OUT:-/tmp/metaattn-quick}
+mkdir -p "$OUT/logs"
+export METAATTN_CACHE_DIR=${METAATTN_CACHE_DIR:-/tmp/metaattn-cache}
+RUN="$BIN/metaattn-run"
+python3 benchmarks/softmax_ir.py causal_d128_gqa4:8:2:128:128:1 mha_d64:4:4:64:64:0 \
+  causal_d192_dv128:2:2:192:128:1 causal_d256:2:2:256:256:1 f16_causal_d128:2:2:128:128:1:f16 \
+  d128_dv256:2:2:128:256:0 > "$OUT/cases.mlir"
+{
+  for f in causal_d128_gqa4 mha_d64 causal_d192_dv128 causal_d256 f16_causal_d128 d128_dv256; do
+    for lens in "1 4099" "77 130" "130 77" "127 129" "1000 1000"; do
+      echo "$OUT/cases.mlir $f 2 $lens"
+    done
+  done
+  for file in frontend/variants/*.mlir; do
+    for f in $(grep -o '^func.func @[A-Za-z0-9_]*' "$file" | sed 's/func.func @//'); do
+      echo "$file $f 2 200 333"
+    done
+  done
+} > "$OUT/jobs.txt"
+run_job() {
+  if "$RUN" "$1" --device=gpu --function="$2" --batch="$3" --seq-q="$4" --seq-kv="$5" \
+       > "$OUT/logs/$2_$4x$5.log" 2>&1; then echo "PASS $2 $4x$5"; else echo "FAIL $2 $4x$5"; fi
+}
+export -f run_job
+export RUN OUT
+xargs -P 16 -L 1 bash -c 'run_job "$@"' _ < "$OUT/jobs.txt" | sort > "$OUT/correctness.txt"
+echo "quick check: $(grep -c ^PASS "$OUT/correctness.txt") passed," \
+     "$(grep -c ^FAIL "$OUT/correctness.txt") failed"
+grep ^FAIL "$OUT/correctness.txt" | head
+compute-sanitizer --tool memcheck --error-exitcode 3 "$RUN" "$OUT/cases.mlir" --device=gpu \
+  --function=causal_d128_gqa4 --batch=1 --seq-q=130 --seq-kv=77 > "$OUT/memcheck.log" 2>&1
+echo "memcheck: exit $? ($(grep 'ERROR SUMMARY' "$OUT/memcheck.log" | tail -1))"
+BIN="$BIN" OUT="$OUT/cfg" CONFIGS=default SEQS=4096 bash tests/gpu/explore_configs.sh
