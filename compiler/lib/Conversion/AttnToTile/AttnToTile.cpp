@@ -135,7 +135,7 @@ struct ConvertAttnToTilePass : public metaattn::impl::ConvertAttnToTileBase<Conv
     auto target = TargetDesc::get(this->target);
     if (!target) {
       getOperation().emitError() << "convert-attn-to-tile: unknown target '" << this->target
-                                 << "' (expected sm_80, sm_90 or gfx90a)";
+                                 << "' (expected sm_80, sm_86, sm_89, sm_90, sm_90a or gfx90a)";
       return signalPassFailure();
     }
     SmallVector<func::FuncOp> funcs;

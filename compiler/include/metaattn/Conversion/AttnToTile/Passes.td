@@ -45,7 +45,7 @@ def ConvertAttnToTile : Pass<"convert-attn-to-tile", "::mlir::ModuleOp"> {
     Option<"numWarps", "warps", "int64_t", "0", "warps per block (0: from the model)">,
     Option<"numStages", "stages", "int64_t", "0", "pipeline stages (0: from the model)">,
     Option<"target", "target", "std::string", "\"sm_90\"",
-           "target architecture (sm_80, sm_90, gfx90a)">
+           "target architecture (sm_80, sm_86, sm_89, sm_90, sm_90a with wgmma, gfx90a)">
   ];
   let dependentDialects = ["::metaattn::tile::TileDialect", "::mlir::arith::ArithDialect",
                            "::mlir::math::MathDialect", "::mlir::memref::MemRefDialect",
