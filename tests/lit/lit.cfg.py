@@ -20,6 +20,11 @@ llvm_config.add_tool_substitutions(
     tool_dirs)
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
+# NVRTC (compiling CUDA without a GPU) where the CUDA toolkit is installed.
+if any(os.path.exists(os.path.join(d, "libnvrtc.so")) for d in
+       ("/usr/local/cuda/lib64", "/usr/local/cuda/targets/x86_64-linux/lib")):
+    config.available_features.add("nvrtc")
+
 # GPU tests run only where a CUDA device is present.
 if shutil.which("nvidia-smi") and os.system("nvidia-smi -L > /dev/null 2>&1") == 0:
     config.available_features.add("cuda")

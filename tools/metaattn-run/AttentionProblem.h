@@ -71,6 +71,12 @@ mlir::LogicalResult runOnCpu(mlir::ModuleOp lowered, std::vector<LoweredKernel> 
 mlir::LogicalResult runOnGpu(mlir::ModuleOp module, const RunOptions &options, Problem &problem,
                              std::optional<double> &milliseconds, std::string &error);
 
+/// Compiles each kernel with NVRTC + ptxas for `arch` (no GPU needed) and prints its
+/// registers per thread, spills, dynamic shared memory, threads and gemm paths to `os`.
+mlir::LogicalResult printResourceReport(const std::vector<LoweredKernel> &kernels,
+                                        const std::string &arch, llvm::raw_ostream &os,
+                                        std::string &error);
+
 /// Compares results with the oracle; prints one line per result and returns success when
 /// every element is within atol + rtol·|ref| (and -inf/NaN match).
 bool compareWithOracle(const Problem &problem, const RunOptions &options, llvm::raw_ostream &os);

@@ -12,6 +12,7 @@
 
 #include "AttentionProblem.h"
 
+#include "metaattn/Runtime/Compiler.h"
 #include "metaattn/Runtime/Device.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -59,6 +60,10 @@ static cl::opt<std::string>
               cl::desc("tiling target: sm_80, sm_90, sm_90a (wgmma), gfx90a (default: the "
                        "GPU's architecture with --device=gpu, else sm_90a)"),
               cl::init(""));
+static cl::opt<bool> resourceReportOpt(
+    "resource-report",
+    cl::desc("compile each kernel with NVRTC and ptxas (no GPU needed) and print its registers, "
+             "spills, shared memory and gemm paths, then stop (no run)"));
 static cl::opt<int64_t> blockMOpt("block-m", cl::desc("query rows per block"), cl::init(0));
 static cl::opt<int64_t> blockNOpt("block-n", cl::desc("kv positions per tile"), cl::init(0));
 static cl::opt<int64_t> warpsOpt("warps", cl::desc("warps per block"), cl::init(0));
@@ -134,6 +139,35 @@ int main(int argc, char **argv) {
                  << " holds no function with an attn.attention or attn.recurrent"
                  << (functionOpt.empty() ? "" : " named " + functionOpt) << "\n";
     return 1;
+  }
+
+  if (resourceReportOpt) {
+    // The architecture the kernels are compiled for: the target's (an Ampere-style target
+    // compiles as such; sm_90 and sm_90a both as sm_90a), else the GPU's, else sm_90a.
+    PipelineOptions pipeline = options.pipeline;
+    if (pipeline.target.empty())
+      pipeline.target = device == "gpu" ? rt::detectArch(**rt::Device::get(0)) : "sm_90a";
+    std::string arch = pipeline.target == "sm_90" ? "sm_90a" : pipeline.target;
+    if (arch.rfind("sm_", 0) != 0) {
+      llvm::errs() << "metaattn-run: --resource-report compiles CUDA; target " << arch
+                   << " is not an NVIDIA architecture\n";
+      return 1;
+    }
+    for (func::FuncOp func : funcs) {
+      OwningOpRef<ModuleOp> single = ModuleOp::create(module->getLoc());
+      single->push_back(func->clone());
+      auto lowered = lowerToCuda(*single, pipeline);
+      if (!lowered.ok()) {
+        llvm::errs() << "metaattn-run: " << lowered.status().message() << "\n";
+        return 1;
+      }
+      llvm::outs() << func.getSymName() << " (target " << pipeline.target << ")\n";
+      if (failed(run::printResourceReport(*lowered, arch, llvm::outs(), error))) {
+        llvm::errs() << "metaattn-run: " << func.getSymName() << ": " << error << "\n";
+        return 1;
+      }
+    }
+    return 0;
   }
 
   bool allPassed = true;
