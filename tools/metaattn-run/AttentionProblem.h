@@ -77,6 +77,18 @@ mlir::LogicalResult printResourceReport(const std::vector<LoweredKernel> &kernel
                                         const std::string &arch, llvm::raw_ostream &os,
                                         std::string &error);
 
+/// Records `pipeline`'s tile sizes as the tuned ones of every attn.attention of `funcs` for
+/// `target` in pipeline.tuningFile, printing one line per op (its signature).
+mlir::LogicalResult recordTuning(llvm::ArrayRef<mlir::func::FuncOp> funcs,
+                                 const PipelineOptions &pipeline, const std::string &target,
+                                 llvm::raw_ostream &os, std::string &error);
+
+/// GPU: times the function of `module` (a module holding only it) at candidate tile sizes
+/// (kv tile 32/64/128 x stages 2/3; the rest from the model), compiled in parallel first, and
+/// records the fastest for each of its attentions in options.pipeline.tuningFile.
+mlir::LogicalResult autotune(mlir::ModuleOp module, const RunOptions &options, Problem &problem,
+                             llvm::raw_ostream &os, std::string &error);
+
 /// Compares results with the oracle; prints one line per result and returns success when
 /// every element is within atol + rtol·|ref| (and -inf/NaN match).
 bool compareWithOracle(const Problem &problem, const RunOptions &options, llvm::raw_ostream &os);

@@ -12,6 +12,8 @@
 
 #include "AttentionProblem.h"
 
+#include "metaattn/Pipeline/Tuning.h"
+
 #include "metaattn/Runtime/Compiler.h"
 #include "metaattn/Runtime/Device.h"
 
@@ -64,6 +66,19 @@ static cl::opt<bool> resourceReportOpt(
     "resource-report",
     cl::desc("compile each kernel with NVRTC and ptxas (no GPU needed) and print its registers, "
              "spills, shared memory and gemm paths, then stop (no run)"));
+static cl::opt<std::string> tuningFileOpt(
+    "tuning-file",
+    cl::desc("tuning file whose entries set the tile sizes of the attentions it knows (default: "
+             "$METAATTN_TUNING_FILE); --autotune and --record-tuning write to it"),
+    cl::init(""));
+static cl::opt<bool>
+    autotuneOpt("autotune",
+                cl::desc("GPU: time candidate kv tiles (32/64/128) x stages (2/3), compiled in "
+                         "parallel with NVRTC, and record the fastest in --tuning-file"));
+static cl::opt<bool>
+    recordTuningOpt("record-tuning",
+                    cl::desc("record --block-m/--block-n/--warps/--stages as the tuned sizes of "
+                             "every attention in --tuning-file for the target, then stop"));
 static cl::opt<int64_t> blockMOpt("block-m", cl::desc("query rows per block"), cl::init(0));
 static cl::opt<int64_t> blockNOpt("block-n", cl::desc("kv positions per tile"), cl::init(0));
 static cl::opt<int64_t> warpsOpt("warps", cl::desc("warps per block"), cl::init(0));
@@ -91,6 +106,12 @@ int main(int argc, char **argv) {
   options.pipeline.blockN = blockNOpt;
   options.pipeline.warps = warpsOpt;
   options.pipeline.stages = stagesOpt;
+  options.pipeline.tuningFile = tuningFileOpt.empty() ? defaultTuningFile() : tuningFileOpt;
+  if ((autotuneOpt || recordTuningOpt) && options.pipeline.tuningFile.empty()) {
+    llvm::errs() << "metaattn-run: --autotune and --record-tuning need --tuning-file (or "
+                    "$METAATTN_TUNING_FILE)\n";
+    return 1;
+  }
   if (options.batch < 1 || options.seqQ < 1 || options.seqKv < 1) {
     llvm::errs() << "metaattn-run: batch and lengths must be at least 1\n";
     return 1;
@@ -141,6 +162,21 @@ int main(int argc, char **argv) {
     return 1;
   }
 
+  if (recordTuningOpt) {
+    std::string target = options.pipeline.target.empty()
+                             ? (device == "gpu" ? rt::detectArch(**rt::Device::get(0)) : "sm_90a")
+                             : options.pipeline.target;
+    if (failed(run::recordTuning(funcs, options.pipeline, target, llvm::outs(), error))) {
+      llvm::errs() << "metaattn-run: " << error << "\n";
+      return 1;
+    }
+    return 0;
+  }
+  if (autotuneOpt && device != "gpu") {
+    llvm::errs() << "metaattn-run: --autotune needs a GPU\n";
+    return 1;
+  }
+
   if (resourceReportOpt) {
     // The architecture the kernels are compiled for: the target's (an Ampere-style target
     // compiles as such; sm_90 and sm_90a both as sm_90a), else the GPU's, else sm_90a.
@@ -188,6 +224,13 @@ int main(int argc, char **argv) {
     // Lower a module holding only this function.
     OwningOpRef<ModuleOp> single = ModuleOp::create(module->getLoc());
     single->push_back(func->clone());
+    if (autotuneOpt) {
+      if (failed(run::autotune(*single, options, problem, llvm::outs(), error))) {
+        llvm::errs() << "metaattn-run: " << func.getSymName() << ": " << error << "\n";
+        return 1;
+      }
+      continue;
+    }
     std::optional<double> ms;
     LogicalResult ran = failure();
     if (device == "cpu") {

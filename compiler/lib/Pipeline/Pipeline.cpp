@@ -1,5 +1,6 @@
 //===- Pipeline.cpp - the attn -> tile -> CUDA pipeline ---------------------===//
 #include "metaattn/Pipeline/Pipeline.h"
+#include "metaattn/Pipeline/Tuning.h"
 
 #include "metaattn/Conversion/AttnToTile/AttnToTile.h"
 #include "metaattn/Dialect/Attn/IR/AttnDialect.h"
@@ -132,6 +133,13 @@ rt::StatusOr<std::vector<LoweredKernel>> metaattn::lowerToCuda(ModuleOp module,
     }
     return success();
   });
+  if (!options.tuningFile.empty()) {
+    auto table = TuningTable::load(options.tuningFile);
+    if (!table.ok())
+      return table.status();
+    applyTuning(module, *table,
+                options.target.empty() ? std::string(kDefaultTarget) : options.target);
+  }
   PassManager pm(module.getContext(), ModuleOp::getOperationName());
   buildAttnToTilePipeline(pm, options);
   if (failed(pm.run(module)))

@@ -28,6 +28,10 @@ struct PipelineOptions {
   /// device's when compiling for one (compileAttention*), else sm_90a.
   std::string target;
   int64_t blockM = 0, blockN = 0, warps = 0, stages = 0;
+  /// A tuning file (metaattn/Pipeline/Tuning.h) whose entries for the target set the tile
+  /// sizes of the attentions it knows (lowerToCuda applies it); empty: none. The sizes above,
+  /// when set, still win.
+  std::string tuningFile;
 };
 
 /// The target of a pipeline without one and no device: Hopper with wgmma.

@@ -75,9 +75,11 @@ LogicalResult rewrite(AttentionOp op) {
   }
 
   auto online = builder.create<OnlineAttentionOp>(
-      loc, op->getResultTypes(), op.getQ(), op.getK(), op.getV(), op.getInputs(),
-      op.getInputDims(), builder.getArrayAttr(reductions), builder.getDenseI64ArrayAttr(degrees),
+      loc, op->getResultTypes(), op.getQ(), op.getK(), op.getV(), op.getInputs(), op.getInputDims(),
+      builder.getArrayAttr(reductions), builder.getDenseI64ArrayAttr(degrees),
       op.getMaskBoundsAttr(), op.getMaskExact());
+  if (Attribute config = op->getAttr(kTileConfigAttr))
+    online->setAttr(kTileConfigAttr, config);
   IRMapping copyMapping;
   op.getScore().cloneInto(&online.getScore(), copyMapping);
   op.getMask().cloneInto(&online.getMask(), copyMapping);

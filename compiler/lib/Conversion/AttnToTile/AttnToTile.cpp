@@ -96,17 +96,28 @@ struct ConvertAttnToTilePass : public metaattn::impl::ConvertAttnToTileBase<Conv
       config = chooseTileConfig(qt.getDimSize(3), vt.getDimSize(3), qt.getElementTypeBitWidth() / 8,
                                 target);
     }
-    if (blockM) {
-      config.blockM = blockM;
+    // Tile sizes: the pass options, else the op's attn.tile_config (a tuning file's), else the
+    // model's.
+    auto fromOp = [&](StringRef key) -> int64_t {
+      auto dict = op->getAttrOfType<DictionaryAttr>(attn::kTileConfigAttr);
+      auto value = dict ? dict.getAs<IntegerAttr>(key) : IntegerAttr();
+      return value ? value.getInt() : 0;
+    };
+    int64_t rows = blockM ? blockM : fromOp("block_m");
+    int64_t cols = blockN ? blockN : fromOp("block_n");
+    int64_t warps = numWarps ? numWarps : fromOp("warps");
+    int64_t stages = numStages ? numStages : fromOp("stages");
+    if (rows) {
+      config.blockM = rows;
       // Keep at least 16 query rows per warp when only the rows are set.
-      config.warps = std::max<int64_t>(1, std::min(config.warps, blockM / 16));
+      config.warps = std::max<int64_t>(1, std::min(config.warps, rows / 16));
     }
-    if (blockN)
-      config.blockN = blockN;
-    if (numWarps)
-      config.warps = numWarps;
-    if (numStages)
-      config.stages = numStages;
+    if (cols)
+      config.blockN = cols;
+    if (warps)
+      config.warps = warps;
+    if (stages)
+      config.stages = stages;
     if (attention)
       return buildAttentionKernel(builder, attention, name, config);
     return buildCombineKernel(builder, cast<attn::CombineOp>(op), name, config);

@@ -29,7 +29,8 @@ def ConvertAttnToTile : Pass<"convert-attn-to-tile", "::mlir::ModuleOp"> {
     For these kernels `block-m` is the chunk length and `block-n` the value columns per block.
 
     Tile sizes come from the head dims and the target (see TileConfig.h) unless set by the
-    options.
+    options or, per op, by its `attn.tile_config` dictionary (`block_m`, `block_n`, `warps`,
+    `stages`; what a tuning file records, see metaattn/Pipeline/Tuning.h). Options win.
 
     A function made of several ops — `attn.online_attention`s and `attn.combine`s, each
     reading function arguments and results of earlier ops, ending in a `return` — becomes one

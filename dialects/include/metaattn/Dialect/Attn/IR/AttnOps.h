@@ -21,6 +21,12 @@ namespace metaattn::attn {
 enum class IndexArg : unsigned { B = 0, H, Q, KV, SQ, SKV };
 constexpr unsigned kNumIndexArgs = 6;
 
+/// Optional discardable attribute of attn.attention / attn.online_attention: a dictionary of
+/// tile sizes for convert-attn-to-tile (`block_m`, `block_n`, `warps`, `stages`, i64; absent or
+/// 0 means "from the model"). A tuning file applies it (metaattn/Pipeline/Tuning.h); pass
+/// options still override it.
+constexpr llvm::StringLiteral kTileConfigAttr = "attn.tile_config";
+
 /// One axis a custom input may be broadcast over.
 enum class InputDim : unsigned { B, H, Q, KV };
 
@@ -54,7 +60,7 @@ enum class RecurrentDim : unsigned { B, T, H, D };
 /// Parses an attn.recurrent `input_dims` entry such as "h" or "b,t,h": an ordered subset of
 /// b, t, h, d. Returns std::nullopt with `error` set otherwise.
 std::optional<llvm::SmallVector<RecurrentDim>> parseRecurrentInputDims(llvm::StringRef spec,
-                                                                      std::string &error);
+                                                                       std::string &error);
 
 } // namespace metaattn::attn
 

@@ -1,0 +1,45 @@
+// REQUIRES: nvrtc
+// Tuning files: --record-tuning pins tile sizes for an attention (keyed by target and the op's
+// signature, not by a length), a later run with --tuning-file uses them (the kv tiles of 32
+// rows and 2 stages show in the shared memory: 128x64 Q + 2 x (32x64 K + 32x64 V) bf16 + 1024
+// for alignment), another target does not, and the tuned kernel still matches the oracle.
+// RUN: rm -f %t
+// RUN: metaattn-run %s --device=cpu --record-tuning --tuning-file=%t --target=sm_90a --block-n=32 --stages=2 | FileCheck %s --check-prefix=REC
+// RUN: FileCheck %s --check-prefix=FILE < %t
+// RUN: metaattn-run %s --device=cpu --resource-report --tuning-file=%t | FileCheck %s --check-prefix=TUNED
+// RUN: metaattn-run %s --device=cpu --resource-report | FileCheck %s --check-prefix=MODEL
+// RUN: METAATTN_TUNING_FILE=%t metaattn-run %s --device=cpu --resource-report | FileCheck %s --check-prefix=TUNED
+// RUN: metaattn-run %s --device=cpu --resource-report --tuning-file=%t --target=sm_90 | FileCheck %s --check-prefix=OTHER
+// RUN: metaattn-run %s --device=cpu --tuning-file=%t --batch=2 --seq-q=77 --seq-kv=130 | FileCheck %s --check-prefix=RAN
+// RUN: not metaattn-run %s --device=cpu --record-tuning 2>&1 | FileCheck %s --check-prefix=NOFILE
+// RUN: not metaattn-run %s --device=cpu --autotune --tuning-file=%t 2>&1 | FileCheck %s --check-prefix=NOGPU
+
+// REC: recorded sm_90a {{[0-9a-f]+}} (@causal): block_m=0 block_n=32 warps=0 stages=2
+// FILE: sm_90a {{[0-9a-f]+}} block_m=0 block_n=32 warps=0 stages=2 # recorded for @causal
+// TUNED: resources causal (sm_90a): {{.*}} 33792 B dynamic shared, 256 threads; gemms: 2 wgmma, 0 mma.sync
+// MODEL: resources causal (sm_90a): {{.*}} 66560 B dynamic shared, 256 threads
+// OTHER: resources causal (sm_90a): {{.*}} 128 threads; gemms: 0 wgmma, 2 mma.sync
+// RAN: PASS causal
+// NOFILE: --autotune and --record-tuning need --tuning-file
+// NOGPU: --autotune needs a GPU
+func.func @causal(%q: tensor<?x?x4x64xbf16>, %k: tensor<?x?x4x64xbf16>, %v: tensor<?x?x4x64xbf16>) -> tensor<?x?x4x64xbf16> {
+  %o = attn.attention %q, %k, %v
+    score {
+    ^bb0(%s: f32, %b: index, %h: index, %qi: index, %ki: index, %sq: index, %skv: index):
+      attn.yield %s : f32
+    } mask {
+    ^bb0(%b: index, %h: index, %qi: index, %ki: index, %sq: index, %skv: index):
+      %off = arith.subi %skv, %sq : index
+      %lim = arith.addi %qi, %off : index
+      %m = arith.cmpi sle, %ki, %lim : index
+      attn.yield %m : i1
+    } normalizer {
+    ^bb0(%s: f32, %b: index, %h: index, %qi: index, %ki: index, %sq: index, %skv: index):
+      %mx = attn.row_reduce max %s : f32
+      %d = arith.subf %s, %mx : f32
+      %w = math.exp %d : f32
+      %z = attn.row_reduce sum %w : f32
+      attn.normalize %w, %z : f32, f32
+    } : tensor<?x?x4x64xbf16>, tensor<?x?x4x64xbf16>, tensor<?x?x4x64xbf16> -> tensor<?x?x4x64xbf16>
+  return %o : tensor<?x?x4x64xbf16>
+}

@@ -1,0 +1,169 @@
+//===- Autotune.cpp - metaattn-run --autotune / --record-tuning ----------------===//
+//
+// Autotuning times one function at candidate tile sizes on the GPU (every candidate's kernels
+// compiled by NVRTC in parallel first, through the process-wide kernel cache that the timed
+// runs then hit) and records the fastest in the tuning file, keyed by the target and each
+// attention's signature (metaattn/Pipeline/Tuning.h), never by a length.
+//
+//===----------------------------------------------------------------------===//
+
+#include "AttentionProblem.h"
+
+#include "metaattn/Dialect/Attn/IR/AttnOps.h"
+#include "metaattn/Pipeline/Tuning.h"
+#include "metaattn/Runtime/Compiler.h"
+#include "metaattn/Runtime/Device.h"
+#include "metaattn/Runtime/KernelCache.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <future>
+
+using namespace mlir;
+using namespace metaattn;
+
+namespace {
+
+/// The attn.attention ops of `func` with their signatures.
+std::vector<std::string> signaturesOf(func::FuncOp func) {
+  std::vector<std::string> signatures;
+  func.walk([&](attn::AttentionOp op) { signatures.push_back(attentionSignature(op)); });
+  return signatures;
+}
+
+OwningOpRef<ModuleOp> cloneModule(ModuleOp module) {
+  return OwningOpRef<ModuleOp>(cast<ModuleOp>(module->clone()));
+}
+
+} // namespace
+
+LogicalResult run::recordTuning(llvm::ArrayRef<func::FuncOp> funcs, const PipelineOptions &pipeline,
+                                const std::string &target, llvm::raw_ostream &os,
+                                std::string &error) {
+  auto table = TuningTable::load(pipeline.tuningFile);
+  if (!table.ok()) {
+    error = table.status().message();
+    return failure();
+  }
+  for (func::FuncOp func : funcs)
+    for (const std::string &signature : signaturesOf(func)) {
+      TunedConfig config{pipeline.blockM, pipeline.blockN, pipeline.warps, pipeline.stages};
+      config.note = ("recorded for @" + func.getSymName()).str();
+      table->set(target, signature, config);
+      os << "recorded " << target << " " << signature << " (@" << func.getSymName()
+         << "): block_m=" << config.blockM << " block_n=" << config.blockN
+         << " warps=" << config.warps << " stages=" << config.stages << "\n";
+    }
+  rt::Status saved = table->save(pipeline.tuningFile);
+  if (!saved.ok()) {
+    error = saved.message();
+    return failure();
+  }
+  return success();
+}
+
+LogicalResult run::autotune(ModuleOp module, const RunOptions &options, Problem &problem,
+                            llvm::raw_ostream &os, std::string &error) {
+  auto device = rt::Device::get(0);
+  if (!device.ok()) {
+    error = device.status().message();
+    return failure();
+  }
+  std::string arch = rt::detectArch(**device);
+  std::string target = options.pipeline.target.empty() ? arch : options.pipeline.target;
+  auto table = TuningTable::load(options.pipeline.tuningFile);
+  if (!table.ok()) {
+    error = table.status().message();
+    return failure();
+  }
+  func::FuncOp func = *module.getOps<func::FuncOp>().begin();
+  std::vector<std::string> signatures = signaturesOf(func);
+  if (signatures.empty()) {
+    error = "--autotune tunes attn.attention ops; @" + func.getSymName().str() + " has none";
+    return failure();
+  }
+
+  struct Candidate {
+    int64_t blockN, stages;
+    std::optional<double> ms;
+  };
+  std::vector<Candidate> candidates;
+  for (int64_t blockN : {32, 64, 128})
+    for (int64_t stages : {2, 3})
+      candidates.push_back({blockN, stages, std::nullopt});
+
+  // Compile every candidate's kernels in parallel (NVRTC is the slow part); the timed runs
+  // below find them in the kernel cache.
+  rt::CompileOptions compileOptions;
+  compileOptions.arch = arch;
+  std::vector<std::future<void>> compiles;
+  for (const Candidate &c : candidates) {
+    PipelineOptions pipeline = options.pipeline;
+    pipeline.target = target;
+    pipeline.tuningFile.clear();
+    pipeline.blockN = c.blockN;
+    pipeline.stages = c.stages;
+    OwningOpRef<ModuleOp> copy = cloneModule(module);
+    auto lowered = lowerToCuda(*copy, pipeline);
+    if (!lowered.ok())
+      continue; // reported when timed
+    for (LoweredKernel &kernel : *lowered)
+      compiles.push_back(std::async(std::launch::async, [kernel, compileOptions] {
+        (void)rt::KernelCache::global().getOrCompile(
+            kernel.cudaSource, kernel.signature.entry + ".cu", compileOptions);
+      }));
+  }
+  for (std::future<void> &f : compiles)
+    f.wait();
+
+  double flops = attentionFlops(func, options.batch, options.seqQ, options.seqKv);
+  const Candidate *best = nullptr;
+  for (Candidate &c : candidates) {
+    RunOptions run = options;
+    run.bench = true;
+    run.check = false;
+    run.dumpCuda.clear();
+    run.pipeline.target = target;
+    run.pipeline.tuningFile.clear();
+    run.pipeline.blockN = c.blockN;
+    run.pipeline.stages = c.stages;
+    OwningOpRef<ModuleOp> copy = cloneModule(module);
+    std::string why;
+    if (failed(runOnGpu(*copy, run, problem, c.ms, why)) || !c.ms) {
+      os << "  autotune block_n=" << c.blockN << " stages=" << c.stages << ": skipped (" << why
+         << ")\n";
+      c.ms.reset();
+      continue;
+    }
+    os << "  autotune block_n=" << c.blockN << " stages=" << c.stages << ": " << *c.ms << " ms";
+    if (flops > 0)
+      os << ", " << flops / (*c.ms * 1e-3) / 1e12 << " TFLOP/s";
+    os << "\n";
+    if (!best || *c.ms < *best->ms)
+      best = &c;
+  }
+  if (!best) {
+    error = "no candidate ran";
+    return failure();
+  }
+  for (const std::string &signature : signatures) {
+    TunedConfig config;
+    config.blockN = best->blockN;
+    config.stages = best->stages;
+    config.tflops = flops > 0 ? flops / (*best->ms * 1e-3) / 1e12 : 0;
+    config.note = ("@" + func.getSymName() + " B=" + std::to_string(options.batch) +
+                   " Sq=" + std::to_string(options.seqQ) + " Skv=" + std::to_string(options.seqKv))
+                      .str();
+    table->set(target, signature, config);
+  }
+  rt::Status saved = table->save(options.pipeline.tuningFile);
+  if (!saved.ok()) {
+    error = saved.message();
+    return failure();
+  }
+  os << "  autotune: best block_n=" << best->blockN << " stages=" << best->stages << " ("
+     << *best->ms << " ms), recorded for " << target << " in " << options.pipeline.tuningFile
+     << "\n";
+  return success();
+}
