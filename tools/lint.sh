@@ -6,6 +6,8 @@
 #   3. FileCheck directives without their colon in tests/lit (`// CHECK-NEXT foo`), which
 #      check nothing (failure). Prefixes: CHECK plus any --check-prefix(es) in the file.
 #   4. tab characters in C++ sources (failure).
+#   5. generated headers (runtime/device/metaattn/wgmma_ops.cuh) stale against their generator
+#      (failure).
 # Files: those git tracks plus untracked ones git does not ignore (what would be committed).
 # Exits non-zero when a failing check finds something.
 set -uo pipefail
@@ -105,6 +107,11 @@ if ((${#CXX[@]})); then
     sed 's/^/  /' <<<"$tabs"
     failures+=("tabs: $(wc -l <<<"$tabs") line(s)")
   fi
+fi
+
+# 5. Generated device headers up to date with their generators.
+if [[ -f tools/scripts/gen_wgmma.py ]] && ! python3 tools/scripts/gen_wgmma.py --check; then
+  failures+=("runtime/device/metaattn/wgmma_ops.cuh differs from tools/scripts/gen_wgmma.py")
 fi
 
 echo "== lint: ${#ALL[@]} files (${#CXX[@]} C++, ${#LIT[@]} lit tests)"

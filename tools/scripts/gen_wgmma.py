@@ -6,9 +6,11 @@ A wgmma instruction names its shape in the opcode and takes N/2 accumulator regi
 separate operands, so each width needs its own asm statement; this script prints them instead
 of a human. Run it from anywhere after changing the widths or the statements:
 
-  python3 tools/scripts/gen_wgmma.py
+  python3 tools/scripts/gen_wgmma.py           # rewrite the header
+  python3 tools/scripts/gen_wgmma.py --check   # exit 1 when the header is stale (lint)
 """
 import os
+import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 OUT = os.path.join(ROOT, "runtime", "device", "metaattn", "wgmma_ops.cuh")
@@ -106,10 +108,18 @@ def main():
         lines.append(f"#undef METAATTN_WG_ACC_{n}")
         lines.append("")
     lines += ["} // namespace ptx", "} // namespace dev", "} // namespace metaattn", ""]
+    text = "\n".join(lines)
+    if "--check" in sys.argv[1:]:
+        with open(OUT) as f:
+            if f.read() != text:
+                print(f"{OUT} is stale: run python3 tools/scripts/gen_wgmma.py")
+                return 1
+        return 0
     with open(OUT, "w") as f:
-        f.write("\n".join(lines))
+        f.write(text)
     print(f"wrote {OUT} ({len(WIDTHS)} widths)")
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -46,6 +46,7 @@ template <class T, int Rows, int Cols, int Stages = 1> struct SmemTile {
   static_assert(Cols > 0 && Cols % 8 == 0, "SmemTile: Cols must be a positive multiple of 8 elements");
   static_assert(Stages >= 1, "SmemTile: Stages must be at least 1");
 
+  using Elem = T;
   static constexpr int kRows = Rows;
   static constexpr int kCols = Cols;
   static constexpr int kStages = Stages;

@@ -100,6 +100,26 @@ template <bool TransB, class TileB> METAATTN_DEV unsigned long long descB(const 
     return ptx::wgmmaDesc(base + kt * 2048, TileB::kColumnBlockBytes, 1024);
 }
 
+/// Whether `Tile` stores element (r, c) where the 128-byte swizzle of wgmma and TMA expects it
+/// in bytes from a 1024-aligned base: column block c / (128 / sizeof(T)) of Rows 128-byte rows,
+/// and inside a row the 16-byte chunk index XORed with r mod 8 (address bits 4-6 ^= 7-9).
+template <class Tile> constexpr bool matchesSwizzle128() {
+  using T = typename Tile::Elem;
+  constexpr int perRow = 128 / (int)sizeof(T), perChunk = 16 / (int)sizeof(T);
+  for (int r = 0; r < Tile::kRows; ++r)
+    for (int c = 0; c < Tile::kCols; ++c) {
+      const int expected = (c / perRow) * Tile::kRows * 128 + r * 128 +
+                           (((c % perRow) / perChunk) ^ (r % 8)) * 16 + (c % perChunk) * (int)sizeof(T);
+      if (Tile::offset(r, c) * (int)sizeof(T) != expected)
+        return false;
+    }
+  return true;
+}
+static_assert(matchesSwizzle128<SmemTile<bf16, 64, 128>>() &&
+                  matchesSwizzle128<SmemTile<fp16, 16, 64>>() &&
+                  matchesSwizzle128<SmemTile<bf16, 32, 256>>(),
+              "SmemTile's column-block layout is not the 128-byte swizzle wgmma reads");
+
 template <int N> METAATTN_DEV void fenceAll(float* d) {
 #pragma unroll
   for (int i = 0; i < N / 2; ++i)
