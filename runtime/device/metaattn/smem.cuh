@@ -43,7 +43,8 @@ METAATTN_DEV unsigned sharedAddr(const void* p) {
 template <class T, int Rows, int Cols, int Stages = 1> struct SmemTile {
   static_assert(sizeof(T) == 2 || sizeof(T) == 4, "SmemTile: element must be 2 or 4 bytes");
   static_assert(Rows > 0 && Rows % 16 == 0, "SmemTile: Rows must be a positive multiple of 16");
-  static_assert(Cols > 0 && Cols % 8 == 0, "SmemTile: Cols must be a positive multiple of 8 elements");
+  static_assert(Cols > 0 && Cols % 8 == 0,
+                "SmemTile: Cols must be a positive multiple of 8 elements");
   static_assert(Stages >= 1, "SmemTile: Stages must be at least 1");
 
   using Elem = T;
@@ -72,7 +73,7 @@ template <class T, int Rows, int Cols, int Stages = 1> struct SmemTile {
 
   /// The XOR applied to chunk indices of row `r`.
   METAATTN_HD static constexpr int swizzle(int r) {
-    return kChunks % 8 == 0 ? (r & 7)
+    return kChunks % 8 == 0   ? (r & 7)
            : kChunks % 4 == 0 ? ((r >> 1) & 3)
            : kChunks % 2 == 0 ? ((r >> 2) & 1)
                               : 0;

@@ -109,7 +109,8 @@ template <class Tile> constexpr bool matchesSwizzle128() {
   for (int r = 0; r < Tile::kRows; ++r)
     for (int c = 0; c < Tile::kCols; ++c) {
       const int expected = (c / perRow) * Tile::kRows * 128 + r * 128 +
-                           (((c % perRow) / perChunk) ^ (r % 8)) * 16 + (c % perChunk) * (int)sizeof(T);
+                           (((c % perRow) / perChunk) ^ (r % 8)) * 16 +
+                           (c % perChunk) * (int)sizeof(T);
       if (Tile::offset(r, c) * (int)sizeof(T) != expected)
         return false;
     }
@@ -180,8 +181,7 @@ METAATTN_DEV void gemmRS(Frag<float, M, N, W>& C, const Frag<T, M, K, W>& A,
   ptx::wgmmaFence();
 #pragma unroll
   for (int kt = 0; kt < K / 16; ++kt)
-    ptx::WgmmaOp<N>::template rs<T, TransB ? 0 : 1>(C.v, a[kt], wg_detail::descB<TransB>(B, kt),
-                                                    1);
+    ptx::WgmmaOp<N>::template rs<T, TransB ? 0 : 1>(C.v, a[kt], wg_detail::descB<TransB>(B, kt), 1);
   ptx::wgmmaCommit();
   ptx::wgmmaWait<0>();
   wg_detail::fenceAll<N>(C.v);
