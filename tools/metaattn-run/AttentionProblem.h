@@ -86,8 +86,9 @@ mlir::LogicalResult recordTuning(llvm::ArrayRef<mlir::func::FuncOp> funcs,
 /// GPU: times the function of `module` (a module holding only it) at candidate tile sizes
 /// (kv tile 32/64/128 x stages 2/3; the rest from the model), compiled in parallel first, and
 /// records the fastest for each of its attentions in options.pipeline.tuningFile.
+/// Without a GPU (`onGpu` false) it compiles the candidates for the target and stops.
 mlir::LogicalResult autotune(mlir::ModuleOp module, const RunOptions &options, Problem &problem,
-                             llvm::raw_ostream &os, std::string &error);
+                             bool onGpu, llvm::raw_ostream &os, std::string &error);
 
 /// Compares results with the oracle; prints one line per result and returns success when
 /// every element is within atol + rtol·|ref| (and -inf/NaN match).

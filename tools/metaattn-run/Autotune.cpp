@@ -18,6 +18,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <chrono>
 #include <future>
 
 using namespace mlir;
@@ -64,13 +65,22 @@ LogicalResult run::recordTuning(llvm::ArrayRef<func::FuncOp> funcs, const Pipeli
 }
 
 LogicalResult run::autotune(ModuleOp module, const RunOptions &options, Problem &problem,
-                            llvm::raw_ostream &os, std::string &error) {
-  auto device = rt::Device::get(0);
-  if (!device.ok()) {
-    error = device.status().message();
-    return failure();
+                            bool onGpu, llvm::raw_ostream &os, std::string &error) {
+  // The architecture to compile for: the GPU's; without one, the target's (sm_90 and the
+  // default both compile as sm_90a).
+  std::string arch;
+  if (onGpu) {
+    auto device = rt::Device::get(0);
+    if (!device.ok()) {
+      error = device.status().message();
+      return failure();
+    }
+    arch = rt::detectArch(**device);
+  } else {
+    arch = options.pipeline.target.empty() || options.pipeline.target == "sm_90"
+               ? "sm_90a"
+               : options.pipeline.target;
   }
-  std::string arch = rt::detectArch(**device);
   std::string target = options.pipeline.target.empty() ? arch : options.pipeline.target;
   auto table = TuningTable::load(options.pipeline.tuningFile);
   if (!table.ok()) {
@@ -94,28 +104,50 @@ LogicalResult run::autotune(ModuleOp module, const RunOptions &options, Problem 
       candidates.push_back({blockN, stages, std::nullopt});
 
   // Compile every candidate's kernels in parallel (NVRTC is the slow part); the timed runs
-  // below find them in the kernel cache.
+  // below find them in the process-wide kernel cache.
   rt::CompileOptions compileOptions;
   compileOptions.arch = arch;
-  std::vector<std::future<void>> compiles;
-  for (const Candidate &c : candidates) {
+  std::vector<std::vector<std::future<rt::Status>>> compiles(candidates.size());
+  std::vector<std::string> lowerErrors(candidates.size());
+  auto start = std::chrono::steady_clock::now();
+  for (size_t i = 0; i < candidates.size(); ++i) {
     PipelineOptions pipeline = options.pipeline;
     pipeline.target = target;
     pipeline.tuningFile.clear();
-    pipeline.blockN = c.blockN;
-    pipeline.stages = c.stages;
+    pipeline.blockN = candidates[i].blockN;
+    pipeline.stages = candidates[i].stages;
     OwningOpRef<ModuleOp> copy = cloneModule(module);
     auto lowered = lowerToCuda(*copy, pipeline);
-    if (!lowered.ok())
-      continue; // reported when timed
+    if (!lowered.ok()) {
+      lowerErrors[i] = lowered.status().message();
+      continue;
+    }
     for (LoweredKernel &kernel : *lowered)
-      compiles.push_back(std::async(std::launch::async, [kernel, compileOptions] {
-        (void)rt::KernelCache::global().getOrCompile(
+      compiles[i].push_back(std::async(std::launch::async, [kernel, compileOptions] {
+        auto compiled = rt::KernelCache::global().getOrCompile(
             kernel.cudaSource, kernel.signature.entry + ".cu", compileOptions);
+        return compiled.ok() ? rt::Status::success() : compiled.status();
       }));
   }
-  for (std::future<void> &f : compiles)
-    f.wait();
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    std::string status = lowerErrors[i].empty() ? "" : "lowering failed";
+    for (std::future<rt::Status> &f : compiles[i]) {
+      rt::Status compiled = f.get();
+      if (!compiled.ok() && status.empty())
+        status = "compile failed: " + compiled.message().substr(0, 200);
+    }
+    os << "  candidate block_n=" << candidates[i].blockN << " stages=" << candidates[i].stages
+       << " (" << arch << "): "
+       << (status.empty() ? std::to_string(compiles[i].size()) + " kernel(s) compiled" : status)
+       << "\n";
+  }
+  os << "  autotune: candidates compiled in parallel in "
+     << std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count()
+     << " ms\n";
+  if (!onGpu) {
+    os << "  autotune: no GPU here; nothing timed or recorded\n";
+    return success();
+  }
 
   double flops = attentionFlops(func, options.batch, options.seqQ, options.seqKv);
   const Candidate *best = nullptr;

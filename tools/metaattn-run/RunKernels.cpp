@@ -110,8 +110,8 @@ LogicalResult run::runOnGpu(ModuleOp module, const RunOptions &options, Problem 
     return fail(rt::Status::error("no kernels of @{} after lowering", name));
   for (const AttentionKernel &kernel : function->kernels()) {
     const JitTimings &jit = kernel.jitTimings();
-    llvm::outs() << "  jit: lower " << jit.lowerMs << " ms, compile " << jit.compileMs
-                 << " ms (" << jit.compiledBy << "), load " << jit.loadMs << " ms\n";
+    llvm::outs() << "  jit: lower " << jit.lowerMs << " ms, compile " << jit.compileMs << " ms ("
+                 << jit.compiledBy << "), load " << jit.loadMs << " ms\n";
   }
   if (!options.dumpCuda.empty()) {
     std::ofstream out(options.dumpCuda);
