@@ -31,8 +31,9 @@ TileConfig metaattn::chooseTileConfig(int64_t headDim, int64_t valueDim, int64_t
   // shared tile's rows are whole 128-byte swizzle blocks and the value accumulator fits one
   // instruction (N <= 256). A 64-wide kv tile with three stages where they fit: on the H200
   // (benchmarks/results/configs_wgmma_h200_2026-12-02.txt, tests/gpu/explore_configs.sh) it
-  // beat 128-wide tiles and two stages by 5-30% causal and matched them non-causal at
-  // D = 64 and 128; 64-row blocks (one warpgroup) were 2-3x slower.
+  // beat 128-wide tiles with two stages by 13-29% causal (D = 64 and 128, S = 1k and 4k) and
+  // was within -3%..+14% of them non-causal; 64-row blocks (one warpgroup) were 2.7-3.3x
+  // slower at D = 128 and 1.0-1.6x slower at D = 64.
   if (target.wgmma && elementBytes == 2 && config.paddedDim % 64 == 0 &&
       config.paddedValueDim % 64 == 0 && config.paddedDim <= 256 && config.paddedValueDim <= 256) {
     config.blockM = 128;
