@@ -43,6 +43,102 @@ int64_t elementBytes(DLDataType dtype) {
   return bytes > 0 ? bytes : 1;
 }
 
+/// TMA's limits (cuTensorMapEncodeTiled): ranks, box extents, the 128-byte swizzle span, the
+/// alignment of addresses and strides, and the largest stride and size.
+constexpr int kTmaMaxRank = 5;
+constexpr int kTmaMaxBox = 256;
+constexpr int64_t kTmaSwizzleBytes = 128;
+constexpr int64_t kTmaAlignment = 16;
+constexpr int64_t kTmaMaxStrideBytes = int64_t(1) << 40;
+constexpr int64_t kTmaMaxSize = int64_t(1) << 32;
+
+/// The element types a TMA map is built for: bfloat16 and float16.
+bool isTmaElementType(DLDataType dtype) {
+  return (dtype.code == kDLBfloat || dtype.code == kDLFloat) && dtype.bits == 16 &&
+         dtype.lanes == 1;
+}
+
+/// Checks one TensorMapParam of a signature whose tensor parameters are already checked;
+/// returns the problem, or "" when there is none.
+std::string tensorMapProblem(const KernelSignature &signature, size_t index) {
+  const TensorMapParam &map = signature.tensorMaps[index];
+  if (map.tensor < 0 || map.tensor >= static_cast<int>(signature.params.size()))
+    return fmt::format("tensor map #{} refers to tensor #{} of {}", index, map.tensor,
+                       signature.params.size());
+  const TensorParam &param = signature.params[map.tensor];
+  std::string what = fmt::format("tensor map #{} of '{}'", index, param.name);
+  if (param.rank < 2 || param.rank > kTmaMaxRank)
+    return fmt::format("{}: the tensor has rank {} (TMA needs 2..{})", what, param.rank,
+                       kTmaMaxRank);
+  for (auto [field, dim] : {std::pair{"rowDim", map.rowDim}, std::pair{"colDim", map.colDim}})
+    if (dim < 0 || dim >= param.rank)
+      return fmt::format("{}: {} is {} (rank {})", what, field, dim, param.rank);
+  if (map.rowDim == map.colDim)
+    return fmt::format("{}: rowDim and colDim are both {}", what, map.rowDim);
+  if (map.colDim != param.rank - 1)
+    return fmt::format("{}: colDim is {}, expected the last dim {}", what, map.colDim,
+                       param.rank - 1);
+  for (auto [field, box] : {std::pair{"boxRows", map.boxRows}, std::pair{"boxCols", map.boxCols}})
+    if (box < 1 || box > kTmaMaxBox)
+      return fmt::format("{}: {} is {} (must be 1..{})", what, field, box, kTmaMaxBox);
+  if (!isTmaElementType(param.dtype))
+    return fmt::format("{}: the tensor is {}, expected bfloat16 or float16", what,
+                       dtypeName(param.dtype));
+  int64_t rowBytes = int64_t(map.boxCols) * elementBytes(param.dtype);
+  if (rowBytes != kTmaSwizzleBytes)
+    return fmt::format("{}: boxCols {} spans {} bytes, expected {} (the swizzle span)", what,
+                       map.boxCols, rowBytes, kTmaSwizzleBytes);
+  return std::string();
+}
+
+/// Checks that `tensor`, already validated against `param`, is one a TMA map can describe.
+Status checkTensorMapOperand(const TensorParam &param, const DLTensor &tensor) {
+  int64_t bytes = elementBytes(param.dtype);
+  int64_t elements = 1;
+  for (int dim = 0; dim < tensor.ndim; ++dim)
+    elements *= tensor.shape[dim];
+  if (elements == 0)
+    return Status::success();
+  uint64_t address = reinterpret_cast<uint64_t>(tensor.data) + tensor.byte_offset;
+  if (address % kTmaAlignment != 0)
+    return Status::error("tensor '{}': TMA needs a {}-byte aligned data address, got {:#x} (with "
+                         "byte_offset {}); pass a contiguous tensor with aligned storage",
+                         param.name, kTmaAlignment, address, tensor.byte_offset);
+  std::vector<int64_t> strides = effectiveStrides(tensor);
+  int last = tensor.ndim - 1;
+  if (strides[last] != 1 && tensor.shape[last] > 1)
+    return Status::error("tensor '{}': TMA needs a contiguous last dim, got stride {}; pass a "
+                         "contiguous tensor",
+                         param.name, strides[last]);
+  for (int dim = 0; dim < tensor.ndim; ++dim)
+    if (tensor.shape[dim] > kTmaMaxSize)
+      return Status::error("tensor '{}': dim {}{} is {}, beyond TMA's limit of 2^32; split the "
+                           "call",
+                           param.name, dim, symbolSuffix(param, dim), tensor.shape[dim]);
+  for (int dim = 0; dim < last; ++dim) {
+    // The stride of a size-1 dim is never used; the launch substitutes a valid one.
+    if (tensor.shape[dim] == 1)
+      continue;
+    int64_t stride = strides[dim];
+    if (stride < 0)
+      return Status::error("tensor '{}': dim {}{} has negative stride {}, which TMA cannot "
+                           "describe; pass a contiguous tensor",
+                           param.name, dim, symbolSuffix(param, dim), stride);
+    if (stride >= kTmaMaxStrideBytes / bytes)
+      return Status::error("tensor '{}': dim {}{} has stride {} ({}-byte elements), beyond TMA's "
+                           "limit of 2^40 bytes",
+                           param.name, dim, symbolSuffix(param, dim), stride, bytes);
+    int64_t strideBytes = stride * bytes;
+    if (strideBytes % kTmaAlignment != 0)
+      return Status::error("tensor '{}': TMA needs every stride but the last dim's to be a "
+                           "multiple of {} bytes, but dim {}{} has stride {} ({} bytes); pad the "
+                           "last dim to a multiple of {} elements",
+                           param.name, kTmaAlignment, dim, symbolSuffix(param, dim), stride,
+                           strideBytes, kTmaAlignment / bytes);
+  }
+  return Status::success();
+}
+
 /// Where a symbol was first bound in this call.
 struct SymbolBinding {
   int64_t size;
@@ -175,6 +271,11 @@ Status checkSignature(const KernelSignature &signature) {
     if (grid.divisor <= 0)
       return invalid(fmt::format("grid[{}] has divisor {}", axis, grid.divisor));
   }
+  for (size_t index = 0; index < signature.tensorMaps.size(); ++index) {
+    std::string problem = tensorMapProblem(signature, index);
+    if (!problem.empty())
+      return invalid(problem);
+  }
   if (signature.threads < 1 || signature.threads > 1024)
     return invalid(fmt::format("{} threads per block (must be 1..1024)", signature.threads));
   if (signature.dynamicSharedBytes < 0)
@@ -276,6 +377,9 @@ Status validate(const KernelSignature &signature, const TensorList &tensors,
                            pending.size, base, pending.block.divisor, expected,
                            signature.params[it->second.tensor].name);
   }
+  for (const TensorMapParam &map : signature.tensorMaps)
+    METAATTN_RETURN_IF_ERROR(
+        checkTensorMapOperand(signature.params[map.tensor], *tensors[map.tensor]));
   return Status::success();
 }
 

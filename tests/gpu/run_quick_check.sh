@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # A short GPU check after a tiling change: softmax (D 64/128/192/256, GQA, fp16, causal) at
 # awkward lengths and every variant file at one shape against the oracle, memcheck on one
-# kernel, and the default configuration's softmax TFLOP/s at S = 4k (explore_configs.sh).
+# kernel, racecheck and synccheck on the warp-specialised softmax, and the default
+# configuration's softmax TFLOP/s at S = 4k (explore_configs.sh).
 #   BIN=<dir with static metaattn-run> OUT=<dir> bash tests/gpu/run_quick_check.sh
 set -u
 BIN=${BIN:-build-static/bin}
@@ -37,4 +38,11 @@ grep ^FAIL "$OUT/correctness.txt" | head
 compute-sanitizer --tool memcheck --error-exitcode 3 "$RUN" "$OUT/cases.mlir" --device=gpu \
   --function=causal_d128_gqa4 --batch=1 --seq-q=130 --seq-kv=77 > "$OUT/memcheck.log" 2>&1
 echo "memcheck: exit $? ($(grep 'ERROR SUMMARY' "$OUT/memcheck.log" | tail -1))"
+# The warp-specialised kernel (TMA producer, mbarriers, named barriers): shared-memory races
+# and barrier misuse.
+for tool in racecheck synccheck; do
+  compute-sanitizer --tool $tool --error-exitcode 3 "$RUN" "$OUT/cases.mlir" --device=gpu \
+    --function=causal_d128_gqa4 --batch=1 --seq-q=300 --seq-kv=400 > "$OUT/$tool.log" 2>&1
+  echo "$tool: exit $? ($(grep 'ERROR SUMMARY' "$OUT/$tool.log" | tail -1))"
+done
 BIN="$BIN" OUT="$OUT/cfg" CONFIGS=default SEQS=4096 bash tests/gpu/explore_configs.sh

@@ -263,6 +263,9 @@ LogicalResult BlockInterpreter::runOp(Operation &op) {
       .Case<scf::ForOp>([&](auto) { return runFor(op); })
       .Case<scf::IfOp>([&](auto) { return runIf(op); })
       .Case<memref::LoadOp, memref::StoreOp>([&](auto) { return runLoadStore(op); })
+      .Case<tile::WarpSpecializeOp>([&](auto o) { return runWarpSpecialize(o); })
+      .Case<tile::MbarrierInitOp, tile::MbarrierArriveOp, tile::MbarrierExpectTxOp,
+            tile::MbarrierWaitOp, tile::TmaCopyOp>([&](auto) { return runAsyncOp(op); })
       .Case<tile::BarrierOp, tile::AsyncCommitOp, tile::AsyncWaitOp>(
           [&](auto) { return success(); })
       .Default([&](Operation *) { return fail(&op, "unsupported op in the tile executor"); });

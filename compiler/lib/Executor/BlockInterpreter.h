@@ -18,6 +18,10 @@
 #include <memory>
 
 namespace metaattn::executor {
+struct BarrierState;
+} // namespace metaattn::executor
+
+namespace metaattn::executor {
 
 /// The dense element array behind a tile.alloc.
 struct LocalStorage {
@@ -55,8 +59,8 @@ struct RuntimeValue {
 /// Runs the ops of one block of the launch grid.
 class BlockInterpreter {
 public:
-  BlockInterpreter(std::array<int64_t, 3> blockId, std::string &error)
-      : blockId(blockId), error(error) {}
+  BlockInterpreter(std::array<int64_t, 3> blockId, std::string &error);
+  ~BlockInterpreter();
 
   /// Runs the kernel body with its parameters bound to `params`.
   mlir::LogicalResult runKernel(tile::KernelOp kernel, llvm::ArrayRef<HostTensor *> params);
@@ -83,6 +87,15 @@ private:
   mlir::LogicalResult runReduce(tile::ReduceOp op);
   mlir::LogicalResult runScan(tile::ScanOp op);
 
+  // Warp specialisation, mbarriers and TMA (TileAsyncOps.cpp). The producer region runs on
+  // a second host thread with its own interpreter; mbarriers synchronise the two.
+  mlir::LogicalResult runWarpSpecialize(tile::WarpSpecializeOp op);
+  mlir::LogicalResult runAsyncOp(mlir::Operation &op);
+  /// Copies the window of `tensor` at `origin` (dims along the buffer's dims) into `local`,
+  /// zero outside the tensor.
+  static void copyIn(const HostTensor &tensor, llvm::ArrayRef<int64_t> origin,
+                     llvm::ArrayRef<int64_t> dims, const BufferView &local);
+
   // Values.
   RuntimeValue get(mlir::Value value) const;
   void bind(mlir::Value value, const RuntimeValue &rv);
@@ -99,6 +112,8 @@ private:
   llvm::DenseMap<mlir::Value, Scalar> scalars;
   llvm::DenseMap<mlir::Value, BufferView> buffers;
   llvm::DenseMap<mlir::Value, HostTensor *> globals;
+  /// The mbarriers of the block, shared by its producer and consumer interpreters.
+  std::shared_ptr<BarrierState> barriers;
 };
 
 } // namespace metaattn::executor

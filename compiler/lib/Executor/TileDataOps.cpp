@@ -155,19 +155,31 @@ LogicalResult BlockInterpreter::runCopy(tile::CopyOp op) {
       static_cast<int64_t>(origin.size()) != tensor->getRank())
     return fail(op, "dims and indices do not match the buffer and the tensor");
   ArrayRef<int64_t> dims = *op.getDims();
+  if (srcGlobal) {
+    copyIn(*tensor, origin, dims, *local);
+    return success();
+  }
   SmallVector<int64_t, 4> g(origin.size());
   forEachLocalIndex(local->shape, [&](ArrayRef<int64_t> idx) {
     g.assign(origin.begin(), origin.end());
     for (size_t i = 0; i < dims.size(); ++i)
       g[dims[i]] += idx[i];
-    bool inside = tensor->inBounds(g);
-    int64_t off = local->offsetOf(idx);
-    if (srcGlobal)
-      local->storeF(off, inside ? tensor->get(g) : 0.0); // zero-fill outside the tensor
-    else if (inside)
-      tensor->set(g, local->loadF(off)); // writes outside are skipped
+    if (tensor->inBounds(g))
+      tensor->set(g, local->loadF(local->offsetOf(idx))); // writes outside are skipped
   });
   return success();
+}
+
+void BlockInterpreter::copyIn(const HostTensor &tensor, ArrayRef<int64_t> origin,
+                              ArrayRef<int64_t> dims, const BufferView &local) {
+  SmallVector<int64_t, 4> g(origin.size());
+  forEachLocalIndex(local.shape, [&](ArrayRef<int64_t> idx) {
+    g.assign(origin.begin(), origin.end());
+    for (size_t i = 0; i < dims.size(); ++i)
+      g[dims[i]] += idx[i];
+    // Zero-fill outside the tensor.
+    local.storeF(local.offsetOf(idx), tensor.inBounds(g) ? tensor.get(g) : 0.0);
+  });
 }
 
 LogicalResult BlockInterpreter::runRead(tile::ReadOp op) {

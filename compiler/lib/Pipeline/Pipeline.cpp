@@ -43,6 +43,8 @@ void metaattn::buildAttnToTilePipeline(OpPassManager &pm, const PipelineOptions 
   kernels.addPass(tile::createTileInferLayout());
   kernels.addPass(tile::createTileUseWgmma({target}));
   kernels.addPass(tile::createTilePipelinePlan());
+  if (options.warpSpecialize)
+    kernels.addPass(tile::createTileWarpSpecialize({target, /*verbose=*/false}));
   kernels.addPass(tile::createTilePipelineExpand());
   kernels.addPass(createCanonicalizerPass());
   kernels.addPass(createCSEPass());
@@ -63,6 +65,10 @@ struct LowerPipelineOptions : public PassPipelineOptions<LowerPipelineOptions> {
                         llvm::cl::init(0)};
   Option<int64_t> stages{*this, "stages", llvm::cl::desc("pipeline stages (0: model)"),
                          llvm::cl::init(0)};
+  Option<bool> warpSpecialize{*this, "warp-specialize",
+                              llvm::cl::desc("sm_90a: TMA producer warpgroup + consumers where "
+                                             "the kernel fits (default true)"),
+                              llvm::cl::init(true)};
 };
 } // namespace
 
@@ -76,6 +82,7 @@ void metaattn::registerMetaAttnPipelines() {
         options.blockN = cl.blockN;
         options.warps = cl.warps;
         options.stages = cl.stages;
+        options.warpSpecialize = cl.warpSpecialize;
         buildAttnToTilePipeline(pm, options);
       });
 }

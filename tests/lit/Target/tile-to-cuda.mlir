@@ -27,23 +27,51 @@
 // CHECK: metaattn::dev::block::storeFrag<128, bf16>(o,
 // CHECK-NOT: wgmma
 
-// On sm_90a (the default) the kernel has two warpgroups of 64 query rows and a three-stage
-// ring of 64-row K and V tiles; both gemms are
-// warpgroup wgmma calls on 1024-byte aligned shared tiles, and every barrier also publishes
-// shared writes to the async proxy.
+// On sm_90a (the default) the kernel is warp-specialised: a producer warpgroup (threads
+// 256..383, one thread issuing) copies 64-row K and V tiles by TMA into a three-stage ring on
+// 1024-byte aligned shared memory, announced on "full" mbarriers; two consumer warpgroups of 64
+// query rows wait for a stage, run both gemms as warpgroup wgmma calls and release the stage on
+// its "empty" mbarrier, one arrival per warp. The producer gives registers to the consumers
+// (setmaxnreg), consumers synchronise among themselves with a named barrier, and the TMA
+// descriptors are kernel parameters after the tensors.
 // HOPPER: #include "metaattn/tile.cuh"
 // HOPPER-NEXT: #include "metaattn/warpgroup.cuh"
-// HOPPER: __launch_bounds__(256) causal(
+// HOPPER-NEXT: #include "metaattn/tma.cuh"
+// HOPPER: __launch_bounds__(384, 1) causal(
+// HOPPER: const metaattn::dev::TensorRef<4> o,
+// HOPPER-NEXT: const __grid_constant__ metaattn::dev::TmaDesc tmap0,
+// HOPPER-NEXT: const __grid_constant__ metaattn::dev::TmaDesc tmap1) {
 // HOPPER: extern __shared__ __align__(1024) unsigned char smem_raw[];
 // HOPPER-NEXT: unsigned char* const smem = smem_raw + ((1024u - (metaattn::dev::detail::sharedAddr(smem_raw) & 1023u)) & 1023u);
-// HOPPER: metaattn::dev::SmemTile<bf16, 128, 64> [[QS:v[0-9]+]](smem + 0);
-// HOPPER: metaattn::dev::SmemTile<bf16, 64, 64, 3> {{v[0-9]+}}(smem + 16384);
-// HOPPER: metaattn::dev::SmemTile<bf16, 64, 64, 3> {{v[0-9]+}}(smem + 40960);
-// HOPPER: metaattn::dev::Frag<float, 128, 64, 8> [[S:v[0-9]+]];
+// HOPPER: metaattn::dev::SmemTile<bf16, 64, 64, 3> [[KS:v[0-9]+]](smem + 0);
+// HOPPER: metaattn::dev::SmemTile<bf16, 64, 64, 3> [[VS:v[0-9]+]](smem + 24576);
+// HOPPER: metaattn::dev::SmemVec<long long, 3> [[FULL:v[0-9]+]](smem + 49152);
+// HOPPER: metaattn::dev::SmemVec<long long, 3> [[EMPTY:v[0-9]+]](smem + 50176);
+// HOPPER: metaattn::dev::mbar::init(&[[FULL]][i], 1);
+// HOPPER: metaattn::dev::mbar::init(&[[EMPTY]][i], 8);
 // HOPPER: metaattn::dev::block::barrierAsyncProxy();
+// HOPPER: if ((int)threadIdx.x >= 256) {  // tile.warp_specialize producer
+// HOPPER-NEXT: metaattn::dev::wg::setMaxRegs<false, 24>();
+// HOPPER-NEXT: if ((int)threadIdx.x == 256) {
+// HOPPER: metaattn::dev::mbar::wait(&[[EMPTY]][[[SLOT:v[0-9]+]]], {{v[0-9]+}});
+// HOPPER-NEXT: metaattn::dev::mbar::arriveExpectTx(&[[FULL]][[[SLOT]]], 16384);
+// HOPPER: metaattn::dev::tma::loadTile({{v[0-9]+}}, tmap0, {{origin[0-9]+}}, &[[FULL]][[[SLOT]]]);
+// HOPPER: metaattn::dev::tma::loadTile({{v[0-9]+}}, tmap1, {{origin[0-9]+}}, &[[FULL]][[[SLOT]]]);
+// HOPPER: } else {  // tile.warp_specialize consumer
+// HOPPER-NEXT: metaattn::dev::wg::setMaxRegs<true, 240>();
+// HOPPER: metaattn::dev::SmemTile<bf16, 128, 64> [[QS:v[0-9]+]](smem + 51200);
+// HOPPER: metaattn::dev::Frag<float, 128, 64, 8> [[S:v[0-9]+]];
+// HOPPER: metaattn::dev::block::loadTile<256>([[QS]], q,
+// HOPPER: metaattn::dev::ptx::fenceProxyAsyncShared();
+// HOPPER-NEXT: metaattn::dev::block::namedBarrier<1, 256>();
+// HOPPER: metaattn::dev::mbar::wait(&[[FULL]][[[CSLOT:v[0-9]+]]], {{v[0-9]+}});
 // HOPPER: metaattn::dev::wg::gemmSS<true>([[S]], [[QS]],
 // HOPPER: metaattn::dev::wg::gemmRS<false>(
+// HOPPER: __syncwarp();
+// HOPPER-NEXT: if ((threadIdx.x & 31) == 0) metaattn::dev::mbar::arrive(&[[EMPTY]][[[CSLOT]]]);
+// HOPPER: metaattn::dev::block::storeFrag<256, bf16>(o,
 // HOPPER-NOT: block::barrier();
+// HOPPER-NOT: cp.async
 func.func @causal(%q: tensor<?x?x4x64xbf16>, %k: tensor<?x?x4x64xbf16>, %v: tensor<?x?x4x64xbf16>) -> tensor<?x?x4x64xbf16> {
   %o = attn.attention %q, %k, %v
     score {

@@ -3,8 +3,9 @@
 // Lowers softmax attention at several head dims, GQA ratios, dtypes and masks to CUDA,
 // compiles it with NVRTC for sm_90a (no GPU needed) and checks the PTX for the instructions
 // the kernel must use: wgmma where the head dims fit it (target sm_90a, the default),
-// mma.sync + ldmatrix otherwise and for target sm_90; ptxas must neither spill nor serialize
-// the wgmma instructions.
+// mma.sync + ldmatrix otherwise and for target sm_90; where wgmma runs, K and V come by TMA
+// from a producer warpgroup (cp.async.bulk.tensor, mbarriers, setmaxnreg); ptxas must neither
+// spill nor serialize the wgmma instructions.
 //
 //===----------------------------------------------------------------------===//
 
@@ -76,15 +77,29 @@ TEST_P(NvrtcLowering, CompilesForSm90aWithTensorCoreInstructions) {
     EXPECT_NE(ptx.find("fence.proxy.async.shared::cta"), std::string::npos);
     EXPECT_EQ(ptx.find("mma.sync.aligned"), std::string::npos) << "a gemm stayed on mma.sync";
     EXPECT_EQ(compiled->log.find("serialized"), std::string::npos) << compiled->log;
+    // Warp specialisation: K and V arrive by TMA into a ring guarded by mbarriers, and the
+    // producer warpgroup hands its registers to the consumers.
+    EXPECT_NE(ptx.find("cp.async.bulk.tensor.4d.shared::cluster.global"), std::string::npos)
+        << "no TMA copy in the PTX";
+    EXPECT_NE(ptx.find("mbarrier.try_wait.parity"), std::string::npos);
+    EXPECT_NE(ptx.find("mbarrier.arrive.expect_tx"), std::string::npos);
+    EXPECT_NE(ptx.find("setmaxnreg.dec.sync.aligned.u32 24"), std::string::npos);
+    EXPECT_NE(ptx.find("setmaxnreg.inc.sync.aligned.u32 240"), std::string::npos);
+    EXPECT_EQ(kernel.signature.threads, 384);
+    EXPECT_EQ(kernel.signature.tensorMaps.size(), 2u) << "one TMA map each for K and V";
   } else {
     std::string mma =
         "mma.sync.aligned.m16n8k16.row.col.f32." + c.shape.dtype + "." + c.shape.dtype + ".f32";
     EXPECT_NE(ptx.find(mma), std::string::npos) << "no " << mma << " in the PTX";
     EXPECT_NE(ptx.find("ldmatrix.sync.aligned"), std::string::npos) << "no ldmatrix";
     EXPECT_EQ(ptx.find("wgmma"), std::string::npos);
+    EXPECT_EQ(ptx.find("cp.async.bulk.tensor"), std::string::npos);
+    EXPECT_TRUE(kernel.signature.tensorMaps.empty());
   }
-  EXPECT_NE(ptx.find("cp.async.cg.shared.global"), std::string::npos) << "no cp.async";
-  EXPECT_NE(ptx.find("cp.async.wait_group"), std::string::npos);
+  if (!wgmma) {
+    EXPECT_NE(ptx.find("cp.async.cg.shared.global"), std::string::npos) << "no cp.async";
+    EXPECT_NE(ptx.find("cp.async.wait_group"), std::string::npos);
+  }
   EXPECT_FALSE(std::regex_search(compiled->log, std::regex(" [1-9][0-9]* bytes spill")))
       << compiled->log;
   EXPECT_NE(ptx.find(".target sm_90a"), std::string::npos);

@@ -32,14 +32,17 @@ struct PipelineOptions {
   /// sizes of the attentions it knows (lowerToCuda applies it); empty: none. The sizes above,
   /// when set, still win.
   std::string tuningFile;
+  /// On sm_90a, run the kv loop as a TMA producer warpgroup feeding consumer warpgroups
+  /// (tile-warp-specialize) where it fits; false keeps the cp.async pipeline everywhere.
+  bool warpSpecialize = true;
 };
 
 /// The target of a pipeline without one and no device: Hopper with wgmma.
 constexpr llvm::StringLiteral kDefaultTarget = "sm_90a";
 
 /// attn-mask-analysis, attn-online-normalize, convert-attn-to-tile, tile-infer-layout,
-/// tile-use-wgmma,
-/// tile-pipeline-plan, tile-pipeline-expand, canonicalize, cse.
+/// tile-use-wgmma, tile-pipeline-plan, tile-warp-specialize, tile-pipeline-expand,
+/// canonicalize, cse.
 void buildAttnToTilePipeline(mlir::OpPassManager &pm, const PipelineOptions &options);
 
 /// Registers the pipeline as `metaattn-lower` for metaattn-opt.

@@ -353,9 +353,19 @@ LogicalResult Printer::printTileOp(Operation *op) {
   }
   if (isa<BarrierOp>(op)) {
     // With wgmma, shared writes by threads must also reach wgmma's async proxy.
+    if (consumerThreads) {
+      if (wgmma)
+        line() << ns << "ptx::fenceProxyAsyncShared();\n";
+      line() << ns << "block::namedBarrier<1, " << consumerThreads
+             << ">();  // tile.barrier (consumers)\n";
+      return success();
+    }
     line() << ns << (wgmma ? "block::barrierAsyncProxy();\n" : "block::barrier();\n");
     return success();
   }
+  if (isa<WarpSpecializeOp, MbarrierInitOp, MbarrierWaitOp, MbarrierArriveOp, MbarrierExpectTxOp,
+          TmaCopyOp>(op))
+    return printAsyncOp(op);
   if (isa<AsyncCommitOp>(op)) {
     line() << ns << "block::asyncCommit();\n";
     return success();
@@ -443,7 +453,10 @@ FailureOr<EmittedKernel> metaattn::emitCuda(KernelOp kernel) {
   llvm::raw_string_ostream bodyOs(body);
   bool wgmma = false;
   kernel.walk([&](GemmOp gemm) { wgmma |= gemm->hasAttr(kWgmmaAttr); });
-  Printer printer(bodyOs, kernel.getThreads(), wgmma);
+  bool specialized = !kernel.getBody().getOps<WarpSpecializeOp>().empty();
+  bool tma = false;
+  kernel.walk([&](TmaCopyOp) { tma = true; });
+  Printer printer(bodyOs, kernel.getThreads(), wgmma, tma);
   std::string params;
   for (auto [i, arg] : llvm::enumerate(entry.getArguments())) {
     std::string n = sanitize(sig.params[i].name);
@@ -453,9 +466,14 @@ FailureOr<EmittedKernel> metaattn::emitCuda(KernelOp kernel) {
   }
   if (failed(printer.printBlock(entry)))
     return failure();
-  // A wgmma kernel aligns its shared base to 1024 bytes at run time (the dynamic window's
+  // TMA descriptors follow the tensors, as the runtime passes them (KernelSignature.h).
+  sig.tensorMaps = printer.tensorMaps;
+  for (size_t i = 0; i < printer.tensorMaps.size(); ++i)
+    params += ",\n    const __grid_constant__ metaattn::dev::TmaDesc tmap" + std::to_string(i);
+  // A wgmma/TMA kernel aligns its shared base to 1024 bytes at run time (the dynamic window's
   // alignment is not guaranteed to be that large), which may cost up to 1008 bytes.
-  sig.dynamicSharedBytes = printer.sharedBytes + (wgmma && printer.sharedBytes ? 1024 : 0);
+  bool align1024 = wgmma || tma;
+  sig.dynamicSharedBytes = printer.sharedBytes + (align1024 && printer.sharedBytes ? 1024 : 0);
 
   std::string &src = result.source;
   llvm::raw_string_ostream os(src);
@@ -463,7 +481,8 @@ FailureOr<EmittedKernel> metaattn::emitCuda(KernelOp kernel) {
      << "// Launch: " << sig.threads << " threads, " << sig.dynamicSharedBytes
      << " bytes of dynamic shared memory.\n"
      << "#include \"metaattn/tile.cuh\"\n"
-     << (wgmma ? "#include \"metaattn/warpgroup.cuh\"\n\n" : "\n")
+     << (wgmma ? "#include \"metaattn/warpgroup.cuh\"\n" : "")
+     << (specialized ? "#include \"metaattn/tma.cuh\"\n\n" : "\n")
      << "using metaattn::dev::bf16;\nusing metaattn::dev::fp16;\n\n"
      << "static __device__ __forceinline__ int metaattn_floordiv(int a, int b) {\n"
      << "  const int q = a / b;\n"
@@ -481,12 +500,13 @@ FailureOr<EmittedKernel> metaattn::emitCuda(KernelOp kernel) {
      << "    offset += i[d] * t.strides[d];\n"
      << "  }\n"
      << "  return static_cast<const T*>(t.data)[offset];\n}\n\n"
-     << "extern \"C\" __global__ void __launch_bounds__(" << sig.threads << ") " << sig.entry
-     << "(\n    " << params << ") {\n"
-     << (wgmma ? "  extern __shared__ __align__(1024) unsigned char smem_raw[];\n"
-                 "  unsigned char* const smem = smem_raw + ((1024u - "
-                 "(metaattn::dev::detail::sharedAddr(smem_raw) & 1023u)) & 1023u);\n"
-               : "  extern __shared__ __align__(128) unsigned char smem[];\n")
+     // A warp-specialised kernel runs one block per SM: its register budget is the whole file.
+     << "extern \"C\" __global__ void __launch_bounds__(" << sig.threads
+     << (specialized ? ", 1" : "") << ") " << sig.entry << "(\n    " << params << ") {\n"
+     << (align1024 ? "  extern __shared__ __align__(1024) unsigned char smem_raw[];\n"
+                     "  unsigned char* const smem = smem_raw + ((1024u - "
+                     "(metaattn::dev::detail::sharedAddr(smem_raw) & 1023u)) & 1023u);\n"
+                   : "  extern __shared__ __align__(128) unsigned char smem[];\n")
      << body << "}\n";
   return result;
 }

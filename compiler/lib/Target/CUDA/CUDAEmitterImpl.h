@@ -15,8 +15,8 @@ namespace metaattn::cuda {
 /// thread's fragment elements.
 class Printer {
 public:
-  Printer(llvm::raw_ostream &os, int64_t threads, bool wgmma = false)
-      : os(os), threads(threads), wgmma(wgmma) {}
+  Printer(llvm::raw_ostream &os, int64_t threads, bool wgmma = false, bool tma = false)
+      : os(os), threads(threads), wgmma(wgmma), tma(tma) {}
 
   mlir::LogicalResult printBlock(mlir::Block &block);
   mlir::LogicalResult printOp(mlir::Operation *op);
@@ -33,9 +33,11 @@ public:
   mlir::FailureOr<std::string> bufferType(mlir::Value buffer);
 
   int64_t sharedBytes = 0;
-  /// Shared buffers start at multiples of this (1024 when wgmma reads them: the 128-byte
-  /// swizzle repeats every 1024 bytes and is computed from the address).
-  int64_t sharedAlignment() const { return wgmma ? 1024 : 128; }
+  /// Shared buffers start at multiples of this (1024 when wgmma or TMA access them: the
+  /// 128-byte swizzle repeats every 1024 bytes and is computed from the address).
+  int64_t sharedAlignment() const { return wgmma || tma ? 1024 : 128; }
+  /// The TMA descriptors tile.tma_copy ops use, in parameter order (named tmap<i>).
+  std::vector<rt::TensorMapParam> tensorMaps;
 
 private:
   mlir::LogicalResult printScalar(mlir::Operation *op);
@@ -45,12 +47,20 @@ private:
   mlir::LogicalResult printStridedParallel(tile::ParallelOp op);
   mlir::LogicalResult printLoadStore(mlir::Operation *op);
   mlir::LogicalResult printCopy(tile::CopyOp op);
+  mlir::LogicalResult printWarpSpecialize(tile::WarpSpecializeOp op);
+  mlir::LogicalResult printAsyncOp(mlir::Operation *op);
+  /// The kernel parameter holding the TMA descriptor `copy` reads through.
+  std::string tensorMapFor(tile::TmaCopyOp copy);
   std::string origin(mlir::ValueRange indices, llvm::StringRef tag);
 
   llvm::raw_ostream &os;
   int64_t threads;
   /// Some gemm of the kernel runs on wgmma (tile-use-wgmma marked it).
   bool wgmma;
+  /// The kernel copies with TMA (tile-warp-specialize).
+  bool tma;
+  /// Inside a warp_specialize consumer region: its threads, whose barriers are named.
+  int64_t consumerThreads = 0;
   int indent = 1;
   unsigned counter = 0;
   llvm::DenseMap<mlir::Value, std::string> names;

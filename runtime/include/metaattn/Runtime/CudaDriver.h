@@ -59,7 +59,8 @@ namespace metaattn::rt {
   X(cuModuleGetFunction, "cuModuleGetFunction", nullptr)                                           \
   X(cuFuncGetAttribute, "cuFuncGetAttribute", nullptr)                                             \
   X(cuFuncSetAttribute, "cuFuncSetAttribute", nullptr)                                             \
-  X(cuLaunchKernel, "cuLaunchKernel", nullptr)
+  X(cuLaunchKernel, "cuLaunchKernel", nullptr)                                                     \
+  X(cuTensorMapEncodeTiled, "cuTensorMapEncodeTiled", nullptr)
 
 /// The resolved driver entry points. Obtain the process-wide instance with `CudaDriver::get()`.
 struct CudaDriver {

@@ -5,9 +5,11 @@
 //
 //   template <int R> struct TensorRef { void *data; long long sizes[R]; long long strides[R]; };
 //
-// (strides in elements; `data` already includes DLTensor::byte_offset), in signature order. A
-// KernelSignature describes those parameters, the grid and the block; `validate` checks DLPack
-// tensors against it before anything is launched, with messages that name the parameter.
+// (strides in elements; `data` already includes DLTensor::byte_offset), in signature order. After
+// them come the TMA descriptors, one `const __grid_constant__ metaattn::dev::TmaDesc` per
+// TensorMapParam: a 128-byte CUtensorMap that the runtime encodes at launch. A KernelSignature
+// describes those parameters, the grid and the block; `validate` checks DLPack tensors against it
+// before anything is launched, with messages that name the parameter.
 //
 //===----------------------------------------------------------------------===//
 
@@ -50,10 +52,25 @@ struct GridDim {
   int64_t constant = 1;
 };
 
+/// A TMA descriptor (CUtensorMap) the runtime builds for a tensor parameter at launch and
+/// passes after the tensor parameters, in this order. The box is `boxRows` x `boxCols`
+/// elements over the tensor dims `rowDim` and `colDim` (size 1 in every other dim), stored
+/// with the 128-byte swizzle; `colDim` is the last (contiguous) dim.
+struct TensorMapParam {
+  int tensor = 0; // index into params
+  int rowDim = 0;
+  int colDim = 0;
+  int boxRows = 0; // 1..256
+  int boxCols = 0; // boxCols * element bytes == 128
+};
+
 /// A generated kernel's entry point and launch shape.
 struct KernelSignature {
   std::string entry;
   std::vector<TensorParam> params;
+  /// The TMA descriptors the kernel takes after its tensors, in parameter order. A tensor may
+  /// have several (one per box shape); a mapped tensor must be bfloat16 or float16 of rank 2..5.
+  std::vector<TensorMapParam> tensorMaps;
   GridDim grid[3];
   int threads = 128;
   int dynamicSharedBytes = 0;
@@ -73,14 +90,17 @@ struct ValidateOptions {
 /// "float32", "bfloat16", "int64", "float16x2", ...
 std::string dtypeName(DLDataType dtype);
 
-/// Checks `signature` itself (sizes/symbols lengths, grid references, block size); a failure is
-/// a bug in whoever built it and is reported as such.
+/// Checks `signature` itself (sizes/symbols lengths, grid references, block size, tensor maps);
+/// a failure is a bug in whoever built it and is reported as such.
 Status checkSignature(const KernelSignature &signature);
 
 /// Checks `tensors` against `signature`: count; per tensor non-null, rank, dtype (code, bits,
 /// lanes), static sizes, symbol consistency, device type, last-dimension stride, non-null and
-/// element-aligned data. Messages name the parameter, e.g.
-/// "tensor 'k': dim 2 (Hkv) is 3 but 'v' has 4".
+/// element-aligned data. A tensor with a TensorMapParam must also be one that a TMA descriptor
+/// can describe: a 16-byte aligned address, a contiguous last dim, every other stride a
+/// non-negative multiple of 16 bytes below 2^40 (dims of size 1 excepted) and sizes up to 2^32
+/// (an empty tensor is exempt: it gets an all-zero descriptor that its kernel must not use).
+/// Messages name the parameter, e.g. "tensor 'k': dim 2 (Hkv) is 3 but 'v' has 4".
 Status validate(const KernelSignature &signature, const TensorList &tensors,
                 const ValidateOptions &options = {});
 

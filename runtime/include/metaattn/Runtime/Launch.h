@@ -1,8 +1,9 @@
 //===- Launch.h - Launching a generated kernel on DLPack tensors -*- C++ -*-===//
 //
 // `launch` validates the tensors against the kernel's signature, computes the grid, packs one
-// `TensorRef<R>` struct per tensor (see KernelSignature.h) and calls cuLaunchKernel. Nothing is
-// launched when validation fails; a grid with a zero extent launches nothing and succeeds.
+// `TensorRef<R>` struct per tensor (see KernelSignature.h), encodes one CUtensorMap per
+// TensorMapParam and calls cuLaunchKernel. Nothing is launched when validation fails; a grid
+// with a zero extent launches nothing and succeeds.
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,9 +20,13 @@
 namespace metaattn::rt {
 
 /// Kernel arguments in the TensorRef ABI: `words[i]` is the i-th tensor's struct as 64-bit words
-/// (data pointer, sizes[R], strides[R]); `pointers[i]` points at it, as cuLaunchKernel expects.
+/// (data pointer, sizes[R], strides[R]); `maps[j]` is the j-th TensorMapParam's descriptor.
+/// `pointers` points at each of them in parameter order (the tensors, then the maps), as
+/// cuLaunchKernel expects. Moving keeps the pointers valid; copying would not.
 struct PackedArguments {
   std::vector<std::vector<int64_t>> words;
+  /// CUtensorMap is over-aligned (64 bytes at least); std::allocator honours that in C++17.
+  std::vector<CUtensorMap> maps;
   std::vector<void *> pointers;
 
   PackedArguments() = default;
@@ -31,8 +36,17 @@ struct PackedArguments {
   PackedArguments &operator=(PackedArguments &&) = default;
 };
 
-/// Packs the TensorRef structs for `tensors` (which must already be validated).
+/// Packs the TensorRef structs for `tensors` (which must already be validated). The result has
+/// no tensor maps; `encodeTensorMaps` adds them.
 PackedArguments packArguments(const KernelSignature &signature, const TensorList &tensors);
+
+/// Encodes one CUtensorMap per `signature.tensorMaps` entry with `driver.cuTensorMapEncodeTiled`
+/// into `packed.maps` (replacing any there) and points `packed.pointers` at them after the
+/// tensors. `tensors` must be validated and `packed` must come from `packArguments` for them.
+/// An empty tensor gets an all-zero map, which its kernel must not use. A driver error names
+/// the tensor, its shape and the box.
+Status encodeTensorMaps(const CudaDriver &driver, const KernelSignature &signature,
+                        const TensorList &tensors, PackedArguments &packed);
 
 /// Validates `tensors` for `kernel`'s device, then launches `kernel` on `stream` (null: the
 /// legacy default stream). Raises the kernel's dynamic shared memory limit when the signature

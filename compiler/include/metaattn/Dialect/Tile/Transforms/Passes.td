@@ -80,4 +80,33 @@ def TileUseWgmma : Pass<"tile-use-wgmma", "::metaattn::tile::KernelOp"> {
   ];
 }
 
+def TileWarpSpecialize : Pass<"tile-warp-specialize", "::metaattn::tile::KernelOp"> {
+  let summary = "Rewrite a planned tile.pipelined loop into a TMA producer and mbarrier-synchronised consumers";
+  let description = [{
+    On Hopper (`sm_90a`), a kernel whose one planned `tile.pipelined` loop (S >= 2 stages, at
+    the top of the kernel) prefetches only tiles TMA can copy (16-bit, rows of a multiple of
+    128 bytes, at most 256 rows, columns along the tensor's last dim with a static size of a
+    multiple of 16 bytes) becomes:
+
+    - a ring of S stages per prefetched tile and two `memref<Sxi64>` mbarrier arrays, `full`
+      (1 arrival + the stage's bytes) and `empty` (one arrival per consumer warp), initialised
+      before a `tile.warp_specialize`;
+    - a producer region that recomputes the loop bounds and copy origins and, for iteration
+      j in stage s = (j - lo) mod S, round r = (j - lo) / S, waits for `empty[s]` (parity
+      (r & 1) ^ 1), announces the stage's bytes on `full[s]` and issues one `tile.tma_copy`
+      per prefetched tile;
+    - a consumer region holding the rest of the kernel, where the loop waits for `full[s]`
+      (parity r & 1), runs the stage-1 ops on stage s, and arrives on `empty[s]`.
+
+    The kernel gains a producer warpgroup (`threads` + 128). Other kernels are left for
+    tile-pipeline-expand; with `verbose` the pass says why as a remark.
+  }];
+  let options = [
+    Option<"target", "target", "std::string", /*default=*/"\"sm_90a\"",
+           "GPU architecture (TMA and setmaxnreg need sm_90a; other targets are left alone)">,
+    Option<"verbose", "verbose", "bool", /*default=*/"false",
+           "Emit a remark on each pipelined loop that stays on cp.async, saying why">
+  ];
+}
+
 #endif // METAATTN_DIALECT_TILE_TRANSFORMS_PASSES_TD

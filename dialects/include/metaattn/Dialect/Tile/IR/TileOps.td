@@ -218,8 +218,8 @@ def Tile_PipelinedOp : Tile_Op<"pipelined", [RecursiveMemoryEffects,
 }
 
 def Tile_YieldOp : Tile_Op<"yield", [Pure, Terminator,
-    ParentOneOf<["ParallelOp", "PipelinedOp"]>]> {
-  let summary = "Terminator of tile.parallel and tile.pipelined bodies";
+    ParentOneOf<["ParallelOp", "PipelinedOp", "WarpSpecializeOp"]>]> {
+  let summary = "Terminator of tile.parallel, tile.pipelined and tile.warp_specialize regions";
   let assemblyFormat = "attr-dict";
 }
 
@@ -237,6 +237,110 @@ def Tile_AsyncWaitOp : Tile_Op<"async_wait"> {
   let summary = "Wait until at most `pending` committed groups of async copies are in flight";
   let arguments = (ins I64Attr:$pending);
   let assemblyFormat = "$pending attr-dict";
+}
+
+//===----------------------------------------------------------------------===//
+// Warp specialisation (Hopper): a producer issuing TMA copies, consumers computing, and
+// mbarriers between them. Set by tile-warp-specialize.
+//===----------------------------------------------------------------------===//
+
+def Tile_Mbarriers : MemRefRankOf<[I64], [1]>;
+
+def Tile_WarpSpecializeOp : Tile_Op<"warp_specialize", [RecursiveMemoryEffects,
+    SingleBlockImplicitTerminator<"YieldOp">]> {
+  let summary = "Split the block into a producer warpgroup and consumer warps";
+  let description = [{
+    The block's first `consumer_threads` threads run the `consumer` region; the last
+    warpgroup (128 threads; the kernel's `threads` is `consumer_threads + 128`) runs the
+    `producer` region on one of its threads. Inside the consumer region every collective op
+    (copies, barriers, parallel loops, scans) involves the consumer threads only; the
+    producer region holds only scalar code, `tile.stage`, `tile.tma_copy` and mbarrier ops.
+    The two regions communicate only through shared buffers guarded by mbarriers. On CUDA
+    the producer gives up registers and the consumers take them (`setmaxnreg`).
+
+    ```mlir
+    tile.warp_specialize producer {
+      ... tile.mbarrier_wait %empty[%s], %p ... tile.tma_copy ... 
+    } consumer {
+      ... tile.mbarrier_wait %full[%s], %p ... tile.mbarrier_arrive %empty[%s] ...
+    } {consumer_threads = 256 : i64}
+    ```
+  }];
+  let arguments = (ins I64Attr:$consumer_threads);
+  let regions = (region SizedRegion<1>:$producer, SizedRegion<1>:$consumer);
+  let assemblyFormat = "`producer` $producer `consumer` $consumer attr-dict";
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// Threads of the producer warpgroup.
+    static constexpr int64_t kProducerThreads = 128;
+  }];
+}
+
+def Tile_MbarrierInitOp : Tile_Op<"mbarrier_init"> {
+  let summary = "Initialise every mbarrier of a shared i64 buffer to expect `count` arrivals";
+  let description = [{
+    Run by the whole block before a `tile.warp_specialize`, followed by a `tile.barrier`.
+    A phase of a barrier completes when it has seen `count` arrivals and every byte announced
+    by `tile.mbarrier_arrive_expect_tx` in that phase has landed; the next phase then begins.
+  }];
+  let arguments = (ins Tile_Mbarriers:$barriers, ConfinedAttr<I64Attr, [IntMinValue<1>]>:$count);
+  let assemblyFormat = "$barriers `,` $count attr-dict `:` type($barriers)";
+  let hasVerifier = 1;
+}
+
+def Tile_MbarrierArriveOp : Tile_Op<"mbarrier_arrive"> {
+  let summary = "Arrive on one mbarrier: once per warp of the consumers, or once from the producer";
+  let arguments = (ins Tile_Mbarriers:$barriers, Index:$index);
+  let assemblyFormat = "$barriers `[` $index `]` attr-dict `:` type($barriers)";
+  let hasVerifier = 1;
+}
+
+def Tile_MbarrierExpectTxOp : Tile_Op<"mbarrier_arrive_expect_tx"> {
+  let summary = "Arrive once on an mbarrier and announce `bytes` of async copies to it";
+  let description = [{
+    Producer only. The phase completes when, besides the arrivals, `bytes` bytes of
+    `tile.tma_copy` writes signalling this barrier have landed.
+  }];
+  let arguments = (ins Tile_Mbarriers:$barriers, Index:$index,
+                       ConfinedAttr<I64Attr, [IntMinValue<1>]>:$bytes);
+  let assemblyFormat = "$barriers `[` $index `]` `,` $bytes attr-dict `:` type($barriers)";
+  let hasVerifier = 1;
+}
+
+def Tile_MbarrierWaitOp : Tile_Op<"mbarrier_wait"> {
+  let summary = "Wait until the phase of parity `parity` of one mbarrier has completed";
+  let description = [{
+    Phases alternate parity 0, 1, 0, ... starting at 0. Waiting for parity 1 before any
+    phase completed returns at once (the "previous" phase counts as done), which lets a
+    producer's first pass over an empty ring go through.
+  }];
+  let arguments = (ins Tile_Mbarriers:$barriers, Index:$index, Index:$parity);
+  let assemblyFormat = "$barriers `[` $index `]` `,` $parity attr-dict `:` type($barriers)";
+  let hasVerifier = 1;
+}
+
+def Tile_TmaCopyOp : Tile_Op<"tma_copy"> {
+  let summary = "Copy a tile from global to shared memory with the Tensor Memory Accelerator";
+  let description = [{
+    Like a global-to-shared `tile.copy` (origin indices, `dims` naming the global dims along
+    the tile's rows and columns, zeros outside the tensor), but issued by one producer thread
+    as `cp.async.bulk.tensor` and completing on mbarrier `barriers[barrier_index]` with the
+    tile's bytes. The tile must be 16-bit, with rows of a multiple of 128 bytes (the 128-byte
+    swizzled layout) and at most 256 rows; the column dim must be the tensor's last dim.
+    The runtime builds the tensor map (one per tensor and tile shape).
+  }];
+  let arguments = (ins Tile_Global:$source, Variadic<Index>:$indices, Tile_LocalBuffer:$dest,
+                       Tile_Mbarriers:$barriers, Index:$barrier_index,
+                       DenseI64ArrayAttr:$dims);
+  let assemblyFormat = [{
+    $source `[` $indices `]` `to` $dest `,` $barriers `[` $barrier_index `]` attr-dict
+    `:` type($source) `to` type($dest) `,` type($barriers)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// Bytes the copy delivers (the whole tile, zeros included).
+    int64_t getBytes();
+  }];
 }
 
 #endif // METAATTN_DIALECT_TILE_IR_TILEOPS_TD

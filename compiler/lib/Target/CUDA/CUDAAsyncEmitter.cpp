@@ -1,0 +1,118 @@
+//===- CUDAAsyncEmitter.cpp - warp specialisation, mbarriers, TMA ----------===//
+//
+// Prints tile.warp_specialize as a branch on the thread's warpgroup (with setmaxnreg), the
+// mbarrier ops as metaattn::dev::mbar calls and tile.tma_copy as metaattn::dev::tma::loadTile
+// through a tensor-map kernel parameter the runtime builds (runtime/device/metaattn/tma.cuh).
+//
+//===----------------------------------------------------------------------===//
+
+#include "CUDAEmitterImpl.h"
+
+#include "llvm/ADT/STLExtras.h"
+
+using namespace mlir;
+using namespace metaattn;
+using namespace metaattn::cuda;
+using namespace metaattn::tile;
+
+namespace {
+/// Registers per thread of the producer warpgroup after setmaxnreg.dec.
+constexpr int64_t kProducerRegisters = 24;
+/// The most registers a thread can hold.
+constexpr int64_t kMaxRegisters = 240;
+constexpr int64_t kRegisterFile = 65536;
+} // namespace
+
+std::string Printer::tensorMapFor(TmaCopyOp copy) {
+  auto dest = cast<MemRefType>(copy.getDest().getType());
+  rt::TensorMapParam param;
+  param.tensor = static_cast<int>(cast<BlockArgument>(copy.getSource()).getArgNumber());
+  param.rowDim = static_cast<int>(copy.getDims()[0]);
+  param.colDim = static_cast<int>(copy.getDims()[1]);
+  param.boxRows = static_cast<int>(dest.getDimSize(0));
+  param.boxCols = 128 / (dest.getElementTypeBitWidth() / 8);
+  auto same = [&](const rt::TensorMapParam &p) {
+    return p.tensor == param.tensor && p.rowDim == param.rowDim && p.colDim == param.colDim &&
+           p.boxRows == param.boxRows && p.boxCols == param.boxCols;
+  };
+  auto it = llvm::find_if(tensorMaps, same);
+  size_t index = it - tensorMaps.begin();
+  if (it == tensorMaps.end())
+    tensorMaps.push_back(param);
+  return "tmap" + std::to_string(index);
+}
+
+LogicalResult Printer::printWarpSpecialize(WarpSpecializeOp op) {
+  int64_t consumers = op.getConsumerThreads();
+  // The consumers take what the producer gives up, in multiples of 8 registers.
+  int64_t consumerRegisters = std::min<int64_t>(
+      kMaxRegisters, (kRegisterFile - WarpSpecializeOp::kProducerThreads * kProducerRegisters) /
+                         consumers / 8 * 8);
+  std::string ns = "metaattn::dev::";
+  line() << "if ((int)threadIdx.x >= " << consumers << ") {  // tile.warp_specialize producer\n";
+  {
+    IndentScope scope(*this);
+    line() << ns << "wg::setMaxRegs<false, " << kProducerRegisters << ">();\n";
+    line() << "if ((int)threadIdx.x == " << consumers << ") {\n";
+    IndentScope inner(*this);
+    if (failed(printBlock(op.getProducer().front())))
+      return failure();
+  }
+  line() << "  }\n";
+  line() << "} else {  // tile.warp_specialize consumer\n";
+  {
+    IndentScope scope(*this);
+    line() << ns << "wg::setMaxRegs<true, " << consumerRegisters << ">();\n";
+    int64_t savedThreads = threads;
+    threads = consumerThreads = consumers;
+    LogicalResult result = printBlock(op.getConsumer().front());
+    threads = savedThreads;
+    consumerThreads = 0;
+    if (failed(result))
+      return failure();
+  }
+  line() << "}\n";
+  return success();
+}
+
+LogicalResult Printer::printAsyncOp(Operation *op) {
+  std::string ns = "metaattn::dev::";
+  if (auto init = dyn_cast<MbarrierInitOp>(op)) {
+    int64_t n = cast<MemRefType>(init.getBarriers().getType()).getDimSize(0);
+    line() << "if (threadIdx.x == 0) {  // tile.mbarrier_init\n";
+    line() << "  for (int i = 0; i < " << n << "; ++i) " << ns << "mbar::init(&"
+           << name(init.getBarriers()) << "[i], " << init.getCount() << ");\n";
+    line() << "  " << ns << "mbar::fenceInit();\n";
+    line() << "}\n";
+    return success();
+  }
+  if (auto wait = dyn_cast<MbarrierWaitOp>(op)) {
+    line() << ns << "mbar::wait(&" << name(wait.getBarriers()) << "[" << name(wait.getIndex())
+           << "], " << name(wait.getParity()) << ");  // tile.mbarrier_wait\n";
+    return success();
+  }
+  if (auto arrive = dyn_cast<MbarrierArriveOp>(op)) {
+    // One arrival per consumer warp, after all of its lanes are done with the stage.
+    line() << "__syncwarp();  // tile.mbarrier_arrive\n";
+    line() << "if ((threadIdx.x & 31) == 0) " << ns << "mbar::arrive(&"
+           << name(arrive.getBarriers()) << "[" << name(arrive.getIndex()) << "]);\n";
+    return success();
+  }
+  if (auto expect = dyn_cast<MbarrierExpectTxOp>(op)) {
+    line() << ns << "mbar::arriveExpectTx(&" << name(expect.getBarriers()) << "["
+           << name(expect.getIndex()) << "], " << expect.getBytes()
+           << ");  // tile.mbarrier_arrive_expect_tx\n";
+    return success();
+  }
+  if (auto copy = dyn_cast<TmaCopyOp>(op)) {
+    line() << "// tile.tma_copy\n";
+    std::string o = origin(copy.getIndices(), "origin");
+    line() << ns << "tma::loadTile(" << name(copy.getDest()) << ", " << tensorMapFor(copy) << ", "
+           << o << ", &" << name(copy.getBarriers()) << "[" << name(copy.getBarrierIndex())
+           << "]);\n";
+    return success();
+  }
+  if (auto ws = dyn_cast<WarpSpecializeOp>(op))
+    return printWarpSpecialize(ws);
+  return op->emitOpError() << "cannot be printed as CUDA";
+}

@@ -1,0 +1,277 @@
+//===- WarpSpecialize.cpp - tile-warp-specialize -----------------------------===//
+//
+// Rewrites a planned tile.pipelined loop into Hopper's producer/consumer form: a producer
+// thread copies each iteration's stage-0 tiles with TMA into a ring of shared stages, the
+// consumers wait for a stage on its "full" mbarrier, run the iteration's stage-1 ops, and
+// release the stage on its "empty" mbarrier. Kernels that do not fit keep the cp.async
+// pipeline of tile-pipeline-expand.
+//
+//===----------------------------------------------------------------------===//
+
+#include "metaattn/Dialect/Tile/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/SetVector.h"
+
+namespace metaattn::tile {
+#define GEN_PASS_DEF_TILEWARPSPECIALIZE
+#include "metaattn/Dialect/Tile/Transforms/Passes.h.inc"
+} // namespace metaattn::tile
+
+using namespace mlir;
+using namespace metaattn::tile;
+
+namespace {
+
+constexpr int64_t kProducerThreads = WarpSpecializeOp::kProducerThreads;
+
+bool isStage0(Operation *op) {
+  auto attr = op->getAttrOfType<IntegerAttr>(kPipelineStageAttr);
+  return attr && attr.getInt() == 0;
+}
+
+/// Why a stage-0 copy cannot be a TMA copy, or an empty string.
+std::string whyNotTma(CopyOp copy, Block &kernelBody) {
+  auto source = dyn_cast<GlobalTensorType>(copy.getSource().getType());
+  auto dest = dyn_cast<MemRefType>(copy.getDest().getType());
+  if (!source || !dest || !isShared(dest) || dest.getRank() != 2)
+    return "a prefetched copy is not a 2-D global-to-shared tile";
+  Type elt = dest.getElementType();
+  if (!(elt.isBF16() || elt.isF16()) || elt != source.getElementType())
+    return "a prefetched tile is not bf16 or f16";
+  if (dest.getDimSize(1) * 2 % 128 != 0 || dest.getDimSize(0) > 256)
+    return "a prefetched tile's rows are not a multiple of 128 bytes (or it has over 256 rows)";
+  int64_t rank = source.getRank();
+  ArrayRef<int64_t> dims = *copy.getDims();
+  if (rank < 2 || rank > 5 || dims[1] != rank - 1)
+    return "a prefetched tile's columns are not the tensor's last dim (or its rank is not 2..5)";
+  int64_t last = source.getShape().back();
+  if (ShapedType::isDynamic(last) || last * 2 % 16 != 0)
+    return "a prefetched tensor's last dim is dynamic or not a multiple of 16 bytes";
+  auto alloc = copy.getDest().getDefiningOp<AllocOp>();
+  if (!alloc || alloc->getBlock() != &kernelBody)
+    return "a prefetched tile is not allocated at the top of the kernel";
+  return "";
+}
+
+/// What the rewrite needs, gathered before anything changes.
+struct Plan {
+  PipelinedOp loop;
+  /// Top-level ops of the kernel the producer recomputes (loop bounds, copy origins).
+  SmallVector<Operation *> slice;
+  SmallVector<CopyOp> copies;
+};
+
+/// Fills `plan` for `kernel`, or says why it cannot be warp-specialised.
+std::string analyse(KernelOp kernel, Plan &plan) {
+  SmallVector<PipelinedOp> loops;
+  kernel.walk([&](PipelinedOp loop) { loops.push_back(loop); });
+  if (loops.size() != 1)
+    return loops.empty() ? "no pipelined loop" : "more than one pipelined loop";
+  if (!kernel.getOps<WarpSpecializeOp>().empty())
+    return "already warp-specialised";
+  PipelinedOp loop = loops.front();
+  plan.loop = loop;
+  Block &body = kernel.getBody().front();
+  if (loop->getBlock() != &body)
+    return "the pipelined loop is nested in control flow";
+  if (!loop->hasAttr(kPipelinePlannedAttr) || loop.getNumStages() < 2)
+    return "the loop is not pipelined over two or more stages";
+  int64_t threads = kernel.getThreads();
+  if (threads % 128 != 0 || threads + kProducerThreads > 1024)
+    return "the consumer threads are not whole warpgroups (or leave no room for a producer)";
+  llvm::SetVector<Value> needed;
+  needed.insert(loop.getLower());
+  needed.insert(loop.getUpper());
+  for (Operation &op : loop.getBody().front().without_terminator()) {
+    if (!isStage0(&op))
+      continue;
+    if (auto copy = dyn_cast<CopyOp>(op)) {
+      if (std::string why = whyNotTma(copy, body); !why.empty())
+        return why;
+      plan.copies.push_back(copy);
+    } else if (!isPure(&op) || op.getNumRegions() != 0) {
+      return "a prefetched copy depends on an op with side effects";
+    }
+    for (Value operand : op.getOperands())
+      if (!loop->isAncestor(operand.getParentRegion()->getParentOp()) &&
+          !isa_and_nonnull<AllocOp>(operand.getDefiningOp()))
+        needed.insert(operand);
+  }
+  if (plan.copies.empty())
+    return "the loop prefetches nothing";
+  // The producer recomputes everything those values depend on: pure top-level ops only.
+  llvm::SetVector<Operation *> slice;
+  SmallVector<Value> worklist(needed.begin(), needed.end());
+  while (!worklist.empty()) {
+    Value v = worklist.pop_back_val();
+    Operation *def = v.getDefiningOp();
+    if (!def || slice.contains(def))
+      continue; // kernel parameters are visible everywhere
+    if (def->getBlock() != &body || !isPure(def) || def->getNumRegions() != 0)
+      return "the loop bounds or copy origins depend on an op the producer cannot recompute";
+    slice.insert(def);
+    llvm::append_range(worklist, def->getOperands());
+  }
+  for (Operation &op : body)
+    if (slice.contains(&op))
+      plan.slice.push_back(&op);
+  return "";
+}
+
+class Rewriter {
+public:
+  Rewriter(KernelOp kernel, Plan &plan)
+      : kernel(kernel), plan(plan), b(kernel.getContext()), loc(plan.loop.getLoc()),
+        stages(plan.loop.getNumStages()) {}
+
+  void run() {
+    Block &body = kernel.getBody().front();
+    int64_t consumers = kernel.getThreads();
+    b.setInsertionPointToStart(&body);
+    // The ring of stages, and one full and one empty mbarrier per stage.
+    for (CopyOp copy : plan.copies) {
+      Value dest = copy.getDest();
+      if (ring.count(dest))
+        continue;
+      auto type = cast<MemRefType>(dest.getType());
+      SmallVector<int64_t> shape = {stages};
+      llvm::append_range(shape, type.getShape());
+      ring[dest] = b.create<AllocOp>(
+          loc, getBufferType(b.getContext(), shape, type.getElementType(), MemorySpace::shared),
+          nullptr);
+    }
+    auto barrierType = getBufferType(b.getContext(), {stages}, b.getI64Type(), MemorySpace::shared);
+    full = b.create<AllocOp>(loc, barrierType, nullptr);
+    empty = b.create<AllocOp>(loc, barrierType, nullptr);
+    b.create<MbarrierInitOp>(loc, full, 1);
+    b.create<MbarrierInitOp>(loc, empty, consumers / 32);
+    b.create<BarrierOp>(loc);
+    auto ws = b.create<WarpSpecializeOp>(loc, consumers);
+    for (Region *region : {&ws.getProducer(), &ws.getConsumer()}) {
+      region->push_back(new Block());
+      OpBuilder::atBlockEnd(&region->front()).create<YieldOp>(loc);
+    }
+    kernel.setThreads(consumers + kProducerThreads);
+
+    // Everything the kernel did runs on the consumers.
+    Block &consumer = ws.getConsumer().front();
+    consumer.getOperations().splice(consumer.getTerminator()->getIterator(), body.getOperations(),
+                                    std::next(ws->getIterator()),
+                                    body.getTerminator()->getIterator());
+    buildProducer(ws.getProducer().front());
+    buildConsumerLoop();
+    for (auto &[original, multi] : ring)
+      if (original.use_empty())
+        original.getDefiningOp()->erase();
+  }
+
+private:
+  Value idx(int64_t v) { return b.create<arith::ConstantIndexOp>(loc, v); }
+
+  /// (slot, round) of iteration `j` of a loop starting at `lo`.
+  std::pair<Value, Value> slotAndRound(Value j, Value lo) {
+    Value rel = b.create<arith::SubIOp>(loc, j, lo);
+    return {b.create<arith::RemUIOp>(loc, rel, idx(stages)),
+            b.create<arith::DivUIOp>(loc, rel, idx(stages))};
+  }
+
+  /// Maps each single-stage buffer to its view in stage `slot` of the ring.
+  void mapStages(IRMapping &mapping, Value slot) {
+    for (auto &[original, multi] : ring)
+      mapping.map(original,
+                  b.create<StageOp>(loc, cast<MemRefType>(original.getType()), multi, slot));
+  }
+
+  void buildProducer(Block &producer) {
+    b.setInsertionPoint(producer.getTerminator());
+    IRMapping mapping;
+    for (Operation *op : plan.slice)
+      b.clone(*op, mapping);
+    Value lo = mapping.lookupOrDefault(plan.loop.getLower());
+    Value hi = mapping.lookupOrDefault(plan.loop.getUpper());
+    auto forOp = b.create<scf::ForOp>(loc, lo, hi, idx(1));
+    b.setInsertionPointToStart(forOp.getBody());
+    Value j = forOp.getInductionVar();
+    auto [slot, round] = slotAndRound(j, lo);
+    // Round r reuses the stage the consumers released in round r - 1; in round 0 the wait
+    // for parity 1 passes at once.
+    Value parity =
+        b.create<arith::XOrIOp>(loc, b.create<arith::AndIOp>(loc, round, idx(1)), idx(1));
+    b.create<MbarrierWaitOp>(loc, empty, slot, parity);
+    int64_t bytes = 0;
+    for (CopyOp copy : plan.copies)
+      bytes += cast<MemRefType>(copy.getDest().getType()).getNumElements() * 2;
+    b.create<MbarrierExpectTxOp>(loc, full, slot, bytes);
+    mapping.map(plan.loop.getInductionVar(), j);
+    mapStages(mapping, slot);
+    for (Operation &op : plan.loop.getBody().front().without_terminator()) {
+      if (!isStage0(&op))
+        continue;
+      if (auto copy = dyn_cast<CopyOp>(op)) {
+        SmallVector<Value> indices;
+        for (Value v : copy.getSourceIndices())
+          indices.push_back(mapping.lookupOrDefault(v));
+        b.create<TmaCopyOp>(loc, copy.getSource(), indices, mapping.lookup(copy.getDest()), full,
+                            slot, *copy.getDims());
+        continue;
+      }
+      b.clone(op, mapping)->removeAttr(kPipelineStageAttr);
+    }
+  }
+
+  void buildConsumerLoop() {
+    PipelinedOp loop = plan.loop;
+    b.setInsertionPoint(loop);
+    Value lo = loop.getLower();
+    auto forOp = b.create<scf::ForOp>(loc, lo, loop.getUpper(), idx(1));
+    b.setInsertionPointToStart(forOp.getBody());
+    Value j = forOp.getInductionVar();
+    auto [slot, round] = slotAndRound(j, lo);
+    b.create<MbarrierWaitOp>(loc, full, slot, b.create<arith::AndIOp>(loc, round, idx(1)));
+    IRMapping mapping;
+    mapping.map(loop.getInductionVar(), j);
+    mapStages(mapping, slot);
+    for (Operation &op : loop.getBody().front().without_terminator()) {
+      if (isStage0(&op) && isa<CopyOp>(op))
+        continue;
+      Operation *clone = b.clone(op, mapping);
+      clone->walk([](Operation *inner) { inner->removeAttr(kPipelineStageAttr); });
+    }
+    // Every read of the stage is complete here (gemms wait for their wgmma).
+    b.create<MbarrierArriveOp>(loc, empty, slot);
+    loop.erase();
+  }
+
+  KernelOp kernel;
+  Plan &plan;
+  OpBuilder b;
+  Location loc;
+  int64_t stages;
+  llvm::MapVector<Value, Value> ring; // single-stage buffer -> ring of stages
+  Value full, empty;
+};
+
+struct TileWarpSpecializePass
+    : public metaattn::tile::impl::TileWarpSpecializeBase<TileWarpSpecializePass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    if (!targetHasWgmma(target))
+      return;
+    KernelOp kernel = getOperation();
+    Plan plan;
+    std::string why = analyse(kernel, plan);
+    if (!why.empty()) {
+      if (plan.loop && verbose)
+        plan.loop.emitRemark() << "not warp-specialised: " << why;
+      return;
+    }
+    Rewriter(kernel, plan).run();
+  }
+};
+
+} // namespace
