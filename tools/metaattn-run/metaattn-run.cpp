@@ -84,6 +84,16 @@ static cl::opt<int64_t> blockMOpt("block-m", cl::desc("query rows per block"), c
 static cl::opt<int64_t> blockNOpt("block-n", cl::desc("kv positions per tile"), cl::init(0));
 static cl::opt<int64_t> warpsOpt("warps", cl::desc("warps per block"), cl::init(0));
 static cl::opt<int64_t> stagesOpt("stages", cl::desc("pipeline stages"), cl::init(0));
+static cl::opt<bool> warpSpecializeOpt(
+    "warp-specialize",
+    cl::desc("sm_90a: feed the consumer warpgroups from a TMA producer warpgroup where the "
+             "kernel fits (default true; =false keeps the cp.async pipeline)"),
+    cl::init(true));
+static cl::opt<bool> pingpongOpt(
+    "pingpong",
+    cl::desc("warp-specialised kernels: consumer warpgroups take turns on the tensor cores "
+             "(default false: measured slower while each gemm waits for its own wgmma)"),
+    cl::init(false));
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
@@ -107,6 +117,8 @@ int main(int argc, char **argv) {
   options.pipeline.blockN = blockNOpt;
   options.pipeline.warps = warpsOpt;
   options.pipeline.stages = stagesOpt;
+  options.pipeline.warpSpecialize = warpSpecializeOpt;
+  options.pipeline.pingpong = pingpongOpt;
   options.pipeline.tuningFile = tuningFileOpt.empty() ? defaultTuningFile() : tuningFileOpt;
   if ((autotuneOpt || recordTuningOpt) && options.pipeline.tuningFile.empty()) {
     llvm::errs() << "metaattn-run: --autotune and --record-tuning need --tuning-file (or "

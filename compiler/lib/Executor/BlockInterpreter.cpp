@@ -266,7 +266,7 @@ LogicalResult BlockInterpreter::runOp(Operation &op) {
       .Case<tile::WarpSpecializeOp>([&](auto o) { return runWarpSpecialize(o); })
       .Case<tile::MbarrierInitOp, tile::MbarrierArriveOp, tile::MbarrierExpectTxOp,
             tile::MbarrierWaitOp, tile::TmaCopyOp>([&](auto) { return runAsyncOp(op); })
-      .Case<tile::BarrierOp, tile::AsyncCommitOp, tile::AsyncWaitOp>(
+      .Case<tile::BarrierOp, tile::AsyncCommitOp, tile::AsyncWaitOp, tile::WarpgroupTurnOp>(
           [&](auto) { return success(); })
       .Default([&](Operation *) { return fail(&op, "unsupported op in the tile executor"); });
 }

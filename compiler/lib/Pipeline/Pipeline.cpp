@@ -45,6 +45,8 @@ void metaattn::buildAttnToTilePipeline(OpPassManager &pm, const PipelineOptions 
   kernels.addPass(tile::createTilePipelinePlan());
   if (options.warpSpecialize)
     kernels.addPass(tile::createTileWarpSpecialize({target, /*verbose=*/false}));
+  if (options.warpSpecialize && options.pingpong)
+    kernels.addPass(tile::createTileWarpgroupPingpong());
   kernels.addPass(tile::createTilePipelineExpand());
   kernels.addPass(createCanonicalizerPass());
   kernels.addPass(createCSEPass());
@@ -65,6 +67,10 @@ struct LowerPipelineOptions : public PassPipelineOptions<LowerPipelineOptions> {
                         llvm::cl::init(0)};
   Option<int64_t> stages{*this, "stages", llvm::cl::desc("pipeline stages (0: model)"),
                          llvm::cl::init(0)};
+  Option<bool> pingpong{*this, "pingpong",
+                        llvm::cl::desc("warp-specialised kernels: consumer warpgroups take "
+                                       "turns on the tensor cores (default false)"),
+                        llvm::cl::init(false)};
   Option<bool> warpSpecialize{*this, "warp-specialize",
                               llvm::cl::desc("sm_90a: TMA producer warpgroup + consumers where "
                                              "the kernel fits (default true)"),
@@ -83,6 +89,7 @@ void metaattn::registerMetaAttnPipelines() {
         options.warps = cl.warps;
         options.stages = cl.stages;
         options.warpSpecialize = cl.warpSpecialize;
+        options.pingpong = cl.pingpong;
         buildAttnToTilePipeline(pm, options);
       });
 }

@@ -13,6 +13,7 @@
 ///   mbar::        init / arriveExpectTx / arrive / wait on a shared u64
 ///   tma::loadTile one tile of SmemTile<T, Rows, Cols> (rows of a multiple of
 ///                 128 bytes) as Cols*2/128 boxes of Rows x 64 elements
+///   wg::turn*     ping-pong of consumer warpgroups on the tensor cores
 ///
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -141,6 +142,28 @@ template <bool Inc, int N> METAATTN_DEV void setMaxRegs() {
   else
     asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(N));
 #endif
+}
+
+/// This thread's warpgroup.
+METAATTN_DEV int index() { return (int)threadIdx.x / 128; }
+
+/// Ping-pong between W consumer warpgroups (named barriers 2 .. 1 + W, each
+/// between the warpgroup that waits on it and the one that passes to it).
+template <int W> METAATTN_DEV void turnWait() {
+  asm volatile("bar.sync %0, 256;\n" ::"r"(2 + index()) : "memory");
+}
+template <int W> METAATTN_DEV void turnPass() {
+  asm volatile("bar.arrive %0, 256;\n" ::"r"(2 + (index() + 1) % W) : "memory");
+}
+/// The first turn: the last warpgroup passes to the first.
+template <int W> METAATTN_DEV void turnStart() {
+  if (index() == W - 1)
+    asm volatile("bar.arrive 2, 256;\n" ::: "memory");
+}
+/// The final pass (from the last warpgroup) is taken by the first.
+template <int W> METAATTN_DEV void turnFinish() {
+  if (index() == 0)
+    asm volatile("bar.sync 2, 256;\n" ::: "memory");
 }
 } // namespace wg
 

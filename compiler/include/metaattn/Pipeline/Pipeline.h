@@ -35,13 +35,18 @@ struct PipelineOptions {
   /// On sm_90a, run the kv loop as a TMA producer warpgroup feeding consumer warpgroups
   /// (tile-warp-specialize) where it fits; false keeps the cp.async pipeline everywhere.
   bool warpSpecialize = true;
+  /// In warp-specialised kernels, consumer warpgroups take turns on the tensor cores
+  /// (tile-warpgroup-pingpong). Off by default: with gemms that wait for their own wgmma
+  /// it measured slower on the H200 (benchmarks/RESULTS.md).
+  bool pingpong = false;
 };
 
 /// The target of a pipeline without one and no device: Hopper with wgmma.
 constexpr llvm::StringLiteral kDefaultTarget = "sm_90a";
 
 /// attn-mask-analysis, attn-online-normalize, convert-attn-to-tile, tile-infer-layout,
-/// tile-use-wgmma, tile-pipeline-plan, tile-warp-specialize, tile-pipeline-expand,
+/// tile-use-wgmma, tile-pipeline-plan, tile-warp-specialize, tile-warpgroup-pingpong,
+/// tile-pipeline-expand,
 /// canonicalize, cse.
 void buildAttnToTilePipeline(mlir::OpPassManager &pm, const PipelineOptions &options);
 

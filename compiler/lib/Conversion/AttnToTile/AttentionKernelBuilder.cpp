@@ -397,13 +397,16 @@ FailureOr<KernelOp> KernelBuilder::build(StringRef name) {
   if (op.getLse())
     lseParam = entry->getArgument(4 + numInputs);
 
-  // Which block this is.
-  Value qTile = b.create<BlockIdOp>(loc, b.getIndexType(), 0);
+  // Which block this is. Query tiles run last-first: under a causal mask the last tiles have
+  // the most kv tiles, and starting them first leaves short blocks for the grid's tail.
+  Value blockX = b.create<BlockIdOp>(loc, b.getIndexType(), 0);
   head = b.create<BlockIdOp>(loc, b.getIndexType(), 1);
   batch = b.create<BlockIdOp>(loc, b.getIndexType(), 2);
   kvHead = b.create<arith::DivUIOp>(loc, head, idx(heads / kvHeads));
   seqQ = b.create<DimOp>(loc, b.getIndexType(), qParam, 1);
   seqKv = b.create<DimOp>(loc, b.getIndexType(), kParam, 1);
+  Value qTiles = b.create<arith::CeilDivSIOp>(loc, seqQ, idx(cfg.blockM));
+  Value qTile = b.create<arith::SubIOp>(loc, add(qTiles, idx(-1)), blockX);
   q0 = mul(qTile, idx(cfg.blockM));
   qLast = add(minI(add(q0, idx(cfg.blockM)), seqQ), idx(-1));
 

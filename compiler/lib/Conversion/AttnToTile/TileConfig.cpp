@@ -1,6 +1,8 @@
 //===- TileConfig.cpp - tile sizes from head dims and the target -------------===//
 #include "metaattn/Conversion/AttnToTile/AttnToTile.h"
 
+#include <algorithm>
+
 using namespace metaattn;
 
 std::optional<TargetDesc> TargetDesc::get(llvm::StringRef name) {
@@ -27,20 +29,24 @@ TileConfig metaattn::chooseTileConfig(int64_t headDim, int64_t valueDim, int64_t
   config.paddedDim = roundUp(headDim, 16);
   config.paddedValueDim = roundUp(valueDim, 16);
   config.stages = 2;
-  // Hopper (wgmma): two warpgroups of 64 query rows each; both gemms run on wgmma when every
-  // shared tile's rows are whole 128-byte swizzle blocks and the value accumulator fits one
-  // instruction (N <= 256). A 64-wide kv tile with three stages where they fit: on the H200
-  // (benchmarks/results/configs_wgmma_h200_2026-12-02.txt, tests/gpu/explore_configs.sh) it
-  // beat 128-wide tiles with two stages by 13-29% causal (D = 64 and 128, S = 1k and 4k) and
-  // was within -3%..+14% of them non-causal; 64-row blocks (one warpgroup) were 2.7-3.3x
-  // slower at D = 128 and 1.0-1.6x slower at D = 64.
+  // Hopper (wgmma): two consumer warpgroups of 64 query rows each (plus the TMA producer
+  // warpgroup of tile-warp-specialize); both gemms run on wgmma when every shared tile's rows
+  // are whole 128-byte swizzle blocks and the value accumulator fits one instruction
+  // (N <= 256). kv tiles of 128 rows where the head dims are at most 128, else 64, with three
+  // stages where they fit: with warp specialisation, metaattn-run --autotune on the H200 (B4
+  // S4k, not causal) measured 128-wide tiles 15% (D = 128) and 20% (D = 64) faster than 64-wide
+  // ones, and 3 stages within 1% of 2 (benchmarks/RESULTS.md). 64-row blocks (one warpgroup)
+  // were 1.0-3.3x slower in the cp.async-era sweep (results/configs_wgmma_h200_2026-12-02.txt).
   if (target.wgmma && elementBytes == 2 && config.paddedDim % 64 == 0 &&
       config.paddedValueDim % 64 == 0 && config.paddedDim <= 256 && config.paddedValueDim <= 256) {
     config.blockM = 128;
     config.warps = 8;
-    config.blockN = 64;
+    config.blockN = std::max(config.paddedDim, config.paddedValueDim) <= 128 ? 128 : 64;
     config.stages = 3;
-    while (config.stages > 1 && config.sharedBytes(elementBytes) > target.sharedBytesPerBlock)
+    // The emitter adds up to 1 KB to align the shared base and 1 KB per mbarrier array.
+    constexpr int64_t kAlignmentAndBarriers = 3 * 1024;
+    while (config.stages > 1 && config.sharedBytes(elementBytes) + kAlignmentAndBarriers >
+                                    target.sharedBytesPerBlock)
       --config.stages;
     return config;
   }

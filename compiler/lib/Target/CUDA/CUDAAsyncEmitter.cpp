@@ -114,5 +114,12 @@ LogicalResult Printer::printAsyncOp(Operation *op) {
   }
   if (auto ws = dyn_cast<WarpSpecializeOp>(op))
     return printWarpSpecialize(ws);
+  if (auto turn = dyn_cast<WarpgroupTurnOp>(op)) {
+    StringRef kind = turn.getKind();
+    std::string fn = "turn" + std::string(1, llvm::toUpper(kind[0])) + kind.drop_front().str();
+    line() << ns << "wg::" << fn << "<" << consumerThreads / 128 << ">();  // tile.warpgroup_turn "
+           << kind << "\n";
+    return success();
+  }
   return op->emitOpError() << "cannot be printed as CUDA";
 }

@@ -364,7 +364,7 @@ LogicalResult Printer::printTileOp(Operation *op) {
     return success();
   }
   if (isa<WarpSpecializeOp, MbarrierInitOp, MbarrierWaitOp, MbarrierArriveOp, MbarrierExpectTxOp,
-          TmaCopyOp>(op))
+          TmaCopyOp, WarpgroupTurnOp>(op))
     return printAsyncOp(op);
   if (isa<AsyncCommitOp>(op)) {
     line() << ns << "block::asyncCommit();\n";

@@ -117,3 +117,16 @@ LogicalResult TmaCopyOp::verify() {
     return emitOpError() << "tensors of rank above 5 have no TMA map";
   return success();
 }
+
+LogicalResult WarpgroupTurnOp::verify() {
+  StringRef kind = getKind();
+  if (kind != "wait" && kind != "pass" && kind != "start" && kind != "finish")
+    return emitOpError() << "kind must be wait, pass, start or finish, found '" << kind << "'";
+  auto [ws, producer] = roleOf(*this);
+  if (!ws || producer)
+    return emitOpError() << "runs only in the consumer region of a tile.warp_specialize";
+  if (ws.getConsumerThreads() < 256)
+    return emitOpError() << "needs two or more consumer warpgroups, found "
+                         << ws.getConsumerThreads() / 128;
+  return success();
+}

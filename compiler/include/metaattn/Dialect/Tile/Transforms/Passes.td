@@ -109,4 +109,19 @@ def TileWarpSpecialize : Pass<"tile-warp-specialize", "::metaattn::tile::KernelO
   ];
 }
 
+def TileWarpgroupPingpong : Pass<"tile-warpgroup-pingpong", "::metaattn::tile::KernelOp"> {
+  let summary = "Make the consumer warpgroups take turns on the tensor cores";
+  let description = [{
+    In the consumer region of a `tile.warp_specialize` with two or more warpgroups, every
+    maximal run of consecutive `tile.gemm` ops is preceded by `tile.warpgroup_turn "wait"` and
+    followed by `tile.warpgroup_turn "pass"`; the region starts with `"start"` and ends with
+    `"finish"`. The CUDA emitter turns these into named barriers that let warpgroup g
+    multiply only after warpgroup g - 1 has, so one warpgroup's gemms run while the others
+    compute their softmax.
+
+    Before: `tile.gemm %q, %k, %s ...` in a 256-consumer-thread region. After:
+    `tile.warpgroup_turn "wait"`, the gemm, `tile.warpgroup_turn "pass"`.
+  }];
+}
+
 #endif // METAATTN_DIALECT_TILE_TRANSFORMS_PASSES_TD

@@ -343,4 +343,22 @@ def Tile_TmaCopyOp : Tile_Op<"tma_copy"> {
   }];
 }
 
+def Tile_WarpgroupTurnOp : Tile_Op<"warpgroup_turn"> {
+  let summary = "Take turns between consumer warpgroups for the tensor cores (ping-pong)";
+  let description = [{
+    In the consumer region of a `tile.warp_specialize` with W >= 2 warpgroups, orders the
+    warpgroups' tensor-core sections round-robin so that one warpgroup's gemms overlap the
+    others' element-wise work: `wait` blocks warpgroup g until warpgroup g - 1 (cyclically)
+    has passed the turn, `pass` hands it to warpgroup g + 1, `start` (once, before the first
+    section: the last warpgroup passes to the first) and `finish` (once, after the last: the
+    first warpgroup takes the final pass) balance the named barriers. Every consumer
+    warpgroup must run the same sequence of these ops (they sit around block-collective
+    gemms, whose control flow is the same for the whole block). Set by
+    tile-warpgroup-pingpong; the CPU executor, which runs the block collectively, ignores it.
+  }];
+  let arguments = (ins StrAttr:$kind);
+  let assemblyFormat = "$kind attr-dict";
+  let hasVerifier = 1;
+}
+
 #endif // METAATTN_DIALECT_TILE_IR_TILEOPS_TD

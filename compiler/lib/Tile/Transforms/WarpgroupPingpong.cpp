@@ -1,0 +1,72 @@
+//===- WarpgroupPingpong.cpp - tile-warpgroup-pingpong -----------------------===//
+//
+// In a warp-specialised kernel with two or more consumer warpgroups, makes the warpgroups
+// take turns on the tensor cores: each run of consecutive gemms becomes a section between
+// `tile.warpgroup_turn "wait"` and `"pass"`, so while one warpgroup multiplies, the others
+// run their softmax (FlashAttention-3's ping-pong schedule).
+//
+//===----------------------------------------------------------------------===//
+
+#include "metaattn/Dialect/Tile/Transforms/Passes.h"
+
+#include "mlir/IR/Builders.h"
+
+namespace metaattn::tile {
+#define GEN_PASS_DEF_TILEWARPGROUPPINGPONG
+#include "metaattn/Dialect/Tile/Transforms/Passes.h.inc"
+} // namespace metaattn::tile
+
+using namespace mlir;
+using namespace metaattn::tile;
+
+namespace {
+
+/// Wraps each maximal run of consecutive gemms of `block` (and of the blocks nested in it).
+void wrapSections(Block &block, OpBuilder &b) {
+  for (Operation &op : block)
+    for (Region &region : op.getRegions())
+      for (Block &inner : region)
+        wrapSections(inner, b);
+  Operation *first = nullptr, *last = nullptr;
+  auto close = [&] {
+    if (!first)
+      return;
+    b.setInsertionPoint(first);
+    b.create<WarpgroupTurnOp>(first->getLoc(), "wait");
+    b.setInsertionPointAfter(last);
+    b.create<WarpgroupTurnOp>(last->getLoc(), "pass");
+    first = last = nullptr;
+  };
+  for (Operation &op : llvm::make_early_inc_range(block)) {
+    if (isa<GemmOp>(op)) {
+      first = first ? first : &op;
+      last = &op;
+      continue;
+    }
+    close();
+  }
+  close();
+}
+
+struct TileWarpgroupPingpongPass
+    : public metaattn::tile::impl::TileWarpgroupPingpongBase<TileWarpgroupPingpongPass> {
+  void runOnOperation() override {
+    getOperation().walk([&](WarpSpecializeOp ws) {
+      if (ws.getConsumerThreads() < 256)
+        return;
+      Block &consumer = ws.getConsumer().front();
+      bool hasGemm = false;
+      consumer.walk([&](GemmOp) { hasGemm = true; });
+      if (!hasGemm || !consumer.getOps<WarpgroupTurnOp>().empty())
+        return;
+      OpBuilder b(ws.getContext());
+      wrapSections(consumer, b);
+      b.setInsertionPointToStart(&consumer);
+      b.create<WarpgroupTurnOp>(ws.getLoc(), "start");
+      b.setInsertionPoint(consumer.getTerminator());
+      b.create<WarpgroupTurnOp>(ws.getLoc(), "finish");
+    });
+  }
+};
+
+} // namespace
