@@ -40,6 +40,7 @@ void metaattn::buildAttnToTilePipeline(OpPassManager &pm, const PipelineOptions 
   convert.numStages = options.stages;
   pm.addPass(createConvertAttnToTile(convert));
   OpPassManager &kernels = pm.nest<tile::KernelOp>();
+  kernels.addPass(tile::createTileUnswitchParallel());
   kernels.addPass(tile::createTileInferLayout());
   kernels.addPass(tile::createTileUseWgmma({target}));
   kernels.addPass(tile::createTilePipelinePlan());

@@ -28,7 +28,7 @@
 // CHECK-NOT: wgmma
 
 // On sm_90a (the default) the kernel is warp-specialised: a producer warpgroup (threads
-// 256..383, one thread issuing) copies 128-row K and V tiles by TMA into a three-stage ring on
+// 256..383, one thread issuing) copies 128-row K and V tiles by TMA into a two-stage ring on
 // 1024-byte aligned shared memory, announced on "full" mbarriers; two consumer warpgroups of 64
 // query rows wait for a stage, run both gemms as warpgroup wgmma calls and release the stage on
 // its "empty" mbarrier, one arrival per warp. The producer gives registers to the consumers
@@ -43,10 +43,10 @@
 // HOPPER-NEXT: const __grid_constant__ metaattn::dev::TmaDesc tmap1) {
 // HOPPER: extern __shared__ __align__(1024) unsigned char smem_raw[];
 // HOPPER-NEXT: unsigned char* const smem = smem_raw + ((1024u - (metaattn::dev::detail::sharedAddr(smem_raw) & 1023u)) & 1023u);
-// HOPPER: metaattn::dev::SmemTile<bf16, 128, 64, 3> [[KS:v[0-9]+]](smem + 0);
-// HOPPER: metaattn::dev::SmemTile<bf16, 128, 64, 3> [[VS:v[0-9]+]](smem + 49152);
-// HOPPER: metaattn::dev::SmemVec<long long, 3> [[FULL:v[0-9]+]](smem + 98304);
-// HOPPER: metaattn::dev::SmemVec<long long, 3> [[EMPTY:v[0-9]+]](smem + 99328);
+// HOPPER: metaattn::dev::SmemTile<bf16, 128, 64, 2> [[KS:v[0-9]+]](smem + 0);
+// HOPPER: metaattn::dev::SmemTile<bf16, 128, 64, 2> [[VS:v[0-9]+]](smem + 32768);
+// HOPPER: metaattn::dev::SmemVec<long long, 2> [[FULL:v[0-9]+]](smem + 65536);
+// HOPPER: metaattn::dev::SmemVec<long long, 2> [[EMPTY:v[0-9]+]](smem + 66560);
 // HOPPER: metaattn::dev::mbar::init(&[[FULL]][i], 1);
 // HOPPER: metaattn::dev::mbar::init(&[[EMPTY]][i], 8);
 // HOPPER: metaattn::dev::block::barrierAsyncProxy();
@@ -59,7 +59,7 @@
 // HOPPER: metaattn::dev::tma::loadTile({{v[0-9]+}}, tmap1, {{origin[0-9]+}}, &[[FULL]][[[SLOT]]]);
 // HOPPER: } else {  // tile.warp_specialize consumer
 // HOPPER-NEXT: metaattn::dev::wg::setMaxRegs<true, 240>();
-// HOPPER: metaattn::dev::SmemTile<bf16, 128, 64> [[QS:v[0-9]+]](smem + 100352);
+// HOPPER: metaattn::dev::SmemTile<bf16, 128, 64> [[QS:v[0-9]+]](smem + 67584);
 // HOPPER: metaattn::dev::Frag<float, 128, 128, 8> [[S:v[0-9]+]];
 // HOPPER: metaattn::dev::block::loadTile<256>([[QS]], q,
 // HOPPER: metaattn::dev::ptx::fenceProxyAsyncShared();

@@ -44,7 +44,8 @@ struct PipelineOptions {
 /// The target of a pipeline without one and no device: Hopper with wgmma.
 constexpr llvm::StringLiteral kDefaultTarget = "sm_90a";
 
-/// attn-mask-analysis, attn-online-normalize, convert-attn-to-tile, tile-infer-layout,
+/// attn-mask-analysis, attn-online-normalize, convert-attn-to-tile, tile-unswitch-parallel,
+/// tile-infer-layout,
 /// tile-use-wgmma, tile-pipeline-plan, tile-warp-specialize, tile-warpgroup-pingpong,
 /// tile-pipeline-expand,
 /// canonicalize, cse.

@@ -32,21 +32,22 @@ TileConfig metaattn::chooseTileConfig(int64_t headDim, int64_t valueDim, int64_t
   // Hopper (wgmma): two consumer warpgroups of 64 query rows each (plus the TMA producer
   // warpgroup of tile-warp-specialize); both gemms run on wgmma when every shared tile's rows
   // are whole 128-byte swizzle blocks and the value accumulator fits one instruction
-  // (N <= 256). kv tiles of 128 rows where the head dims are at most 128, else 64, with three
-  // stages where they fit: with warp specialisation, metaattn-run --autotune on the H200 (B4
-  // S4k, not causal) measured 128-wide tiles 15% (D = 128) and 20% (D = 64) faster than 64-wide
-  // ones, and 3 stages within 1% of 2 (benchmarks/RESULTS.md). 64-row blocks (one warpgroup)
-  // were 1.0-3.3x slower in the cp.async-era sweep (results/configs_wgmma_h200_2026-12-02.txt).
+  // (N <= 256). kv tiles of 128 rows where the head dims are at most 128, else 64, in two
+  // stages: with warp specialisation on the H200 (B·S = 16k, S = 4k; tests/gpu/run_ws.sh,
+  // benchmarks/results/configs_ws_h200_2026-12-02.txt) 128-wide tiles beat 64-wide ones by
+  // 3-10% (D = 64 and 128, causal or not), and 2 stages matched 3 causal and beat them by 7-8%
+  // not causal (D = 64, 128); at D = 256 the three were within 0.3%. 64-row blocks (one
+  // warpgroup) were 1.0-3.3x slower in the cp.async-era sweep.
   if (target.wgmma && elementBytes == 2 && config.paddedDim % 64 == 0 &&
       config.paddedValueDim % 64 == 0 && config.paddedDim <= 256 && config.paddedValueDim <= 256) {
     config.blockM = 128;
     config.warps = 8;
     config.blockN = std::max(config.paddedDim, config.paddedValueDim) <= 128 ? 128 : 64;
-    config.stages = 3;
+    config.stages = 2;
     // The emitter adds up to 1 KB to align the shared base and 1 KB per mbarrier array.
     constexpr int64_t kAlignmentAndBarriers = 3 * 1024;
-    while (config.stages > 1 && config.sharedBytes(elementBytes) + kAlignmentAndBarriers >
-                                    target.sharedBytesPerBlock)
+    while (config.stages > 1 &&
+           config.sharedBytes(elementBytes) + kAlignmentAndBarriers > target.sharedBytesPerBlock)
       --config.stages;
     return config;
   }

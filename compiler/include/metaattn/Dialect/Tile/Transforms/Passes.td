@@ -124,4 +124,19 @@ def TileWarpgroupPingpong : Pass<"tile-warpgroup-pingpong", "::metaattn::tile::K
   }];
 }
 
+def TileUnswitchParallel : Pass<"tile-unswitch-parallel", "::metaattn::tile::KernelOp"> {
+  let summary = "Hoist a block-uniform branch out of a tile.parallel body";
+  let description = [{
+    When a `tile.parallel` body holds an `scf.if` whose condition is defined outside the loop
+    (the same for every element, such as "the kv tile lies entirely inside the mask"), the
+    loop is cloned under an `scf.if` on that condition, with the condition replaced by `true`
+    in one copy and `false` in the other. Canonicalization then removes the per-element
+    branch, so tiles the mask does not cut run the mask-free body. One condition per loop
+    (the first), so the code at most doubles.
+
+    Before: `tile.parallel (%i, %j) in [64, 64] { %m = scf.if %full -> i1 {...} ... }`.
+    After: `scf.if %full { tile.parallel ... (true) } else { tile.parallel ... (false) }`.
+  }];
+}
+
 #endif // METAATTN_DIALECT_TILE_TRANSFORMS_PASSES_TD
