@@ -89,6 +89,11 @@ static cl::opt<bool> warpSpecializeOpt(
     cl::desc("sm_90a: feed the consumer warpgroups from a TMA producer warpgroup where the "
              "kernel fits (default true; =false keeps the cp.async pipeline)"),
     cl::init(true));
+static cl::opt<bool> gemmOverlapOpt(
+    "gemm-overlap",
+    cl::desc("warp-specialised kernels: each warpgroup runs a kv tile's output gemm while it "
+             "computes the next tile's softmax (default false: measured slower on the H200)"),
+    cl::init(false));
 static cl::opt<bool> pingpongOpt(
     "pingpong",
     cl::desc("warp-specialised kernels: consumer warpgroups take turns on the tensor cores "
@@ -119,6 +124,7 @@ int main(int argc, char **argv) {
   options.pipeline.stages = stagesOpt;
   options.pipeline.warpSpecialize = warpSpecializeOpt;
   options.pipeline.pingpong = pingpongOpt;
+  options.pipeline.gemmOverlap = gemmOverlapOpt;
   options.pipeline.tuningFile = tuningFileOpt.empty() ? defaultTuningFile() : tuningFileOpt;
   if ((autotuneOpt || recordTuningOpt) && options.pipeline.tuningFile.empty()) {
     llvm::errs() << "metaattn-run: --autotune and --record-tuning need --tuning-file (or "

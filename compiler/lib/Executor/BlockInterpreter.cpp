@@ -89,7 +89,11 @@ LogicalResult BlockInterpreter::runKernel(tile::KernelOp kernel, ArrayRef<HostTe
     rv.global = param;
     args.push_back(rv);
   }
-  return runRegionBlock(body, args, nullptr);
+  if (failed(runRegionBlock(body, args, nullptr)))
+    return failure();
+  if (!inFlight.empty())
+    return fail(inFlight.front().op, "async gemm never waited for (tile.gemm_wait)");
+  return success();
 }
 
 LogicalResult BlockInterpreter::runRegionBlock(Block &block, ArrayRef<RuntimeValue> args,
@@ -171,8 +175,7 @@ LogicalResult BlockInterpreter::runFor(Operation &op) {
   Block &body = *forOp.getBody();
   bool isUnsigned = forOp.getUnsignedCmp();
   for (int64_t iv = lo->i, end = hi->i, s = step->i;
-       isUnsigned ? static_cast<uint64_t>(iv) < static_cast<uint64_t>(end) : iv < end;
-       iv += s) {
+       isUnsigned ? static_cast<uint64_t>(iv) < static_cast<uint64_t>(end) : iv < end; iv += s) {
     args[0].scalar = Scalar::ofInt(wrapInt(iv, forOp.getInductionVar().getType()));
     if (failed(runRegionBlock(body, args, &yielded)))
       return failure();
@@ -213,10 +216,10 @@ static std::string describeAccess(ArrayRef<int64_t> idx, ArrayRef<int64_t> shape
 
 LogicalResult BlockInterpreter::runLoadStore(Operation &op) {
   bool isLoad = isa<memref::LoadOp>(op);
-  Value memref = isLoad ? cast<memref::LoadOp>(op).getMemRef()
-                        : cast<memref::StoreOp>(op).getMemRef();
-  ValueRange idxValues = isLoad ? cast<memref::LoadOp>(op).getIndices()
-                                : cast<memref::StoreOp>(op).getIndices();
+  Value memref =
+      isLoad ? cast<memref::LoadOp>(op).getMemRef() : cast<memref::StoreOp>(op).getMemRef();
+  ValueRange idxValues =
+      isLoad ? cast<memref::LoadOp>(op).getIndices() : cast<memref::StoreOp>(op).getIndices();
   const BufferView *view = buffer(&op, memref);
   SmallVector<int64_t, 3> idx;
   if (!view || failed(indices(&op, idxValues, idx)))
@@ -256,6 +259,7 @@ LogicalResult BlockInterpreter::runOp(Operation &op) {
       .Case<tile::ReadOp>([&](auto o) { return runRead(o); })
       .Case<tile::FillOp>([&](auto o) { return runFill(o); })
       .Case<tile::GemmOp>([&](auto o) { return runGemm(o); })
+      .Case<tile::GemmWaitOp>([&](auto o) { return runGemmWait(o); })
       .Case<tile::ReduceOp>([&](auto o) { return runReduce(o); })
       .Case<tile::ScanOp>([&](auto o) { return runScan(o); })
       .Case<tile::ParallelOp>([&](auto o) { return runParallel(o); })

@@ -15,6 +15,7 @@
 #include "llvm/ADT/DenseMap.h"
 
 #include <array>
+#include <deque>
 #include <memory>
 
 namespace metaattn::executor {
@@ -84,6 +85,10 @@ private:
   mlir::LogicalResult runRead(tile::ReadOp op);
   mlir::LogicalResult runFill(tile::FillOp op);
   mlir::LogicalResult runGemm(tile::GemmOp op);
+  mlir::LogicalResult runGemmWait(tile::GemmWaitOp op);
+  /// c += a * op(b) for `op`'s shapes.
+  mlir::LogicalResult multiply(tile::GemmOp op, const BufferView *a, const BufferView *b,
+                               const BufferView *c);
   mlir::LogicalResult runReduce(tile::ReduceOp op);
   mlir::LogicalResult runScan(tile::ScanOp op);
 
@@ -112,6 +117,12 @@ private:
   llvm::DenseMap<mlir::Value, Scalar> scalars;
   llvm::DenseMap<mlir::Value, BufferView> buffers;
   llvm::DenseMap<mlir::Value, HostTensor *> globals;
+  /// Async gemms issued and not yet retired by a tile.gemm_wait, oldest first.
+  struct InFlightGemm {
+    tile::GemmOp op;
+    BufferView a, b, c;
+  };
+  std::deque<InFlightGemm> inFlight;
   /// The mbarriers of the block, shared by its producer and consumer interpreters.
   std::shared_ptr<BarrierState> barriers;
 };

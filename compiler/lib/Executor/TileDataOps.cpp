@@ -204,6 +204,27 @@ LogicalResult BlockInterpreter::runGemm(tile::GemmOp op) {
   const BufferView *c = buffer(op, op.getC());
   if (!a || !b || !c)
     return failure();
+  // An async gemm runs when a tile.gemm_wait retires it, on what its buffers hold then: a
+  // kernel that touches an operand before the wait computes a wrong result here too.
+  if (op.getAsync()) {
+    inFlight.push_back({op, *a, *b, *c});
+    return success();
+  }
+  return multiply(op, a, b, c);
+}
+
+LogicalResult BlockInterpreter::runGemmWait(tile::GemmWaitOp op) {
+  while (inFlight.size() > static_cast<size_t>(op.getPending())) {
+    InFlightGemm gemm = inFlight.front();
+    inFlight.pop_front();
+    if (failed(multiply(gemm.op, &gemm.a, &gemm.b, &gemm.c)))
+      return failure();
+  }
+  return success();
+}
+
+LogicalResult BlockInterpreter::multiply(tile::GemmOp op, const BufferView *a, const BufferView *b,
+                                         const BufferView *c) {
   bool transB = op.getTransposeB();
   int64_t m = a->shape[0], k = a->shape[1];
   int64_t n = transB ? b->shape[0] : b->shape[1];

@@ -43,9 +43,14 @@ void metaattn::buildAttnToTilePipeline(OpPassManager &pm, const PipelineOptions 
   kernels.addPass(tile::createTileUnswitchParallel());
   kernels.addPass(tile::createTileInferLayout());
   kernels.addPass(tile::createTileUseWgmma({target}));
+  // Folds the branches constant for this kernel (a mask-free kernel's "tile not fully
+  // masked" test) so that warp specialisation releases each stage right after its last use.
+  kernels.addPass(createCanonicalizerPass());
   kernels.addPass(tile::createTilePipelinePlan());
   if (options.warpSpecialize)
     kernels.addPass(tile::createTileWarpSpecialize({target, /*verbose=*/false}));
+  if (options.warpSpecialize && options.gemmOverlap)
+    kernels.addPass(tile::createTileGemmOverlap());
   if (options.warpSpecialize && options.pingpong)
     kernels.addPass(tile::createTileWarpgroupPingpong());
   kernels.addPass(tile::createTilePipelineExpand());
@@ -72,6 +77,10 @@ struct LowerPipelineOptions : public PassPipelineOptions<LowerPipelineOptions> {
                         llvm::cl::desc("warp-specialised kernels: consumer warpgroups take "
                                        "turns on the tensor cores (default false)"),
                         llvm::cl::init(false)};
+  Option<bool> gemmOverlap{*this, "gemm-overlap",
+                           llvm::cl::desc("warp-specialised kernels: run a tile's output gemm "
+                                          "behind the next tile's softmax (default false)"),
+                           llvm::cl::init(false)};
   Option<bool> warpSpecialize{*this, "warp-specialize",
                               llvm::cl::desc("sm_90a: TMA producer warpgroup + consumers where "
                                              "the kernel fits (default true)"),
@@ -91,6 +100,7 @@ void metaattn::registerMetaAttnPipelines() {
         options.stages = cl.stages;
         options.warpSpecialize = cl.warpSpecialize;
         options.pingpong = cl.pingpong;
+        options.gemmOverlap = cl.gemmOverlap;
         buildAttnToTilePipeline(pm, options);
       });
 }

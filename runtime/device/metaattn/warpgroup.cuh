@@ -16,10 +16,14 @@
 ///   Shared tiles must be stored as 128-byte column blocks (SmemTile with a
 ///   row of a multiple of 128 bytes) at a 1024-byte aligned address.
 ///
-/// The call is synchronous for the warpgroup: it fences the registers,
-/// issues K/16 wgmma instructions, commits them and waits for completion, so
-/// the accumulators can be read and the shared tiles overwritten (after the
-/// usual barrier) on return. Shared memory written by ordinary stores or
+/// By default the call is synchronous for the warpgroup: it fences the
+/// registers, issues K/16 wgmma instructions, commits them and waits for
+/// completion, so the accumulators can be read and the shared tiles
+/// overwritten (after the usual barrier) on return. With Wait = false it
+/// returns after the commit: the gemm is one wgmma group in flight until
+/// wg::waitGemms<n>(...) leaves at most n groups pending; until then C must
+/// not be touched, nor the shared tiles overwritten (ptxas keeps a register
+/// A operand alive until the wait). Shared memory written by ordinary stores or
 /// cp.async must be made visible to wgmma's async proxy first:
 /// block::barrierAsyncProxy() is the barrier to use before a wgmma reads it.
 ///
@@ -132,7 +136,7 @@ template <int N> METAATTN_DEV void fenceAll(float* d) {
 namespace wg {
 
 /// C += A * op(B), A and B in shared memory (see the file comment).
-template <bool TransB, class T, int M, int N, int W, int K, int BR, int BC>
+template <bool TransB, bool Wait = true, class T, int M, int N, int W, int K, int BR, int BC>
 METAATTN_DEV void gemmSS(Frag<float, M, N, W>& C, SmemTile<T, M, K, 1> A,
                          SmemTile<T, BR, BC, 1> B) {
   static_assert(wg_detail::Check<T, M, N, W>::ok, "");
@@ -151,13 +155,14 @@ METAATTN_DEV void gemmSS(Frag<float, M, N, W>& C, SmemTile<T, M, K, 1> A,
     ptx::WgmmaOp<N>::template ss<T, TransB ? 0 : 1>(C.v, da, wg_detail::descB<TransB>(B, kt), 1);
   }
   ptx::wgmmaCommit();
-  ptx::wgmmaWait<0>();
+  if constexpr (Wait)
+    ptx::wgmmaWait<0>();
   wg_detail::fenceAll<N>(C.v);
 }
 
 /// C += A * op(B), A a register fragment (P after the softmax), B in shared
 /// memory (see the file comment). The P * V case is TransB = false.
-template <bool TransB, class T, int M, int N, int W, int K, int BR, int BC>
+template <bool TransB, bool Wait = true, class T, int M, int N, int W, int K, int BR, int BC>
 METAATTN_DEV void gemmRS(Frag<float, M, N, W>& C, const Frag<T, M, K, W>& A,
                          SmemTile<T, BR, BC, 1> B) {
   static_assert(wg_detail::Check<T, M, N, W>::ok, "");
@@ -183,11 +188,26 @@ METAATTN_DEV void gemmRS(Frag<float, M, N, W>& C, const Frag<T, M, K, W>& A,
   for (int kt = 0; kt < K / 16; ++kt)
     ptx::WgmmaOp<N>::template rs<T, TransB ? 0 : 1>(C.v, a[kt], wg_detail::descB<TransB>(B, kt), 1);
   ptx::wgmmaCommit();
-  ptx::wgmmaWait<0>();
+  if constexpr (Wait)
+    ptx::wgmmaWait<0>();
   wg_detail::fenceAll<N>(C.v);
 #pragma unroll
   for (int kt = 0; kt < K / 16; ++kt)
     asm volatile("" ::"r"(a[kt][0]), "r"(a[kt][1]), "r"(a[kt][2]), "r"(a[kt][3]));
+}
+
+/// Waits until at most `Pending` async gemm groups of this warpgroup are in
+/// flight, then fences the registers of `done`, the accumulators of the
+/// gemms now complete, so their reads are not moved above the wait.
+template <int Pending, class... F> METAATTN_DEV void waitGemms(F&... done) {
+  ptx::wgmmaWait<Pending>();
+  (
+      [&] {
+#pragma unroll
+        for (int e = 0; e < F::kElems; ++e)
+          ptx::fenceOperand(done.v[e]);
+      }(),
+      ...);
 }
 
 } // namespace wg

@@ -1,5 +1,5 @@
 // RUN: metaattn-opt %s --metaattn-lower="target=sm_90" | metaattn-translate --tile-to-cuda | FileCheck %s
-// RUN: metaattn-opt %s --metaattn-lower | metaattn-translate --tile-to-cuda | FileCheck %s --check-prefix=HOPPER
+// RUN: metaattn-opt %s --metaattn-lower="gemm-overlap=1" | metaattn-translate --tile-to-cuda | FileCheck %s --check-prefix=HOPPER
 
 // The printer calls the device library: cp.async tiles, mma gemms, warp reductions, and
 // unrolled element loops over the owning thread's fragment elements.
@@ -45,30 +45,40 @@
 // HOPPER-NEXT: unsigned char* const smem = smem_raw + ((1024u - (metaattn::dev::detail::sharedAddr(smem_raw) & 1023u)) & 1023u);
 // HOPPER: metaattn::dev::SmemTile<bf16, 128, 64, 2> [[KS:v[0-9]+]](smem + 0);
 // HOPPER: metaattn::dev::SmemTile<bf16, 128, 64, 2> [[VS:v[0-9]+]](smem + 32768);
-// HOPPER: metaattn::dev::SmemVec<long long, 2> [[FULL:v[0-9]+]](smem + 65536);
-// HOPPER: metaattn::dev::SmemVec<long long, 2> [[EMPTY:v[0-9]+]](smem + 66560);
-// HOPPER: metaattn::dev::mbar::init(&[[FULL]][i], 1);
-// HOPPER: metaattn::dev::mbar::init(&[[EMPTY]][i], 8);
+// HOPPER: metaattn::dev::SmemVec<long long, 2> [[KFULL:v[0-9]+]](smem + 65536);
+// HOPPER: metaattn::dev::SmemVec<long long, 2> [[KEMPTY:v[0-9]+]](smem + 66560);
+// HOPPER: metaattn::dev::mbar::init(&[[KFULL]][i], 1);
+// HOPPER: metaattn::dev::mbar::init(&[[KEMPTY]][i], 8);
+// HOPPER: metaattn::dev::SmemVec<long long, 2> [[VFULL:v[0-9]+]](smem + 67584);
+// HOPPER: metaattn::dev::SmemVec<long long, 2> [[VEMPTY:v[0-9]+]](smem + 68608);
 // HOPPER: metaattn::dev::block::barrierAsyncProxy();
 // HOPPER: if ((int)threadIdx.x >= 256) {  // tile.warp_specialize producer
 // HOPPER-NEXT: metaattn::dev::wg::setMaxRegs<false, 24>();
 // HOPPER-NEXT: if ((int)threadIdx.x == 256) {
-// HOPPER: metaattn::dev::mbar::wait(&[[EMPTY]][[[SLOT:v[0-9]+]]], {{v[0-9]+}});
-// HOPPER-NEXT: metaattn::dev::mbar::arriveExpectTx(&[[FULL]][[[SLOT]]], 32768);
-// HOPPER: metaattn::dev::tma::loadTile({{v[0-9]+}}, tmap0, {{origin[0-9]+}}, &[[FULL]][[[SLOT]]]);
-// HOPPER: metaattn::dev::tma::loadTile({{v[0-9]+}}, tmap1, {{origin[0-9]+}}, &[[FULL]][[[SLOT]]]);
+// HOPPER: metaattn::dev::mbar::wait(&[[KEMPTY]][[[SLOT:v[0-9]+]]], {{v[0-9]+}});
+// HOPPER-NEXT: metaattn::dev::mbar::arriveExpectTx(&[[KFULL]][[[SLOT]]], 16384);
+// HOPPER: metaattn::dev::tma::loadTile({{v[0-9]+}}, tmap0, {{origin[0-9]+}}, &[[KFULL]][[[SLOT]]]);
+// HOPPER: metaattn::dev::mbar::wait(&[[VEMPTY]][[[SLOT]]], {{v[0-9]+}});
+// HOPPER-NEXT: metaattn::dev::mbar::arriveExpectTx(&[[VFULL]][[[SLOT]]], 16384);
+// HOPPER: metaattn::dev::tma::loadTile({{v[0-9]+}}, tmap1, {{origin[0-9]+}}, &[[VFULL]][[[SLOT]]]);
 // HOPPER: } else {  // tile.warp_specialize consumer
 // HOPPER-NEXT: metaattn::dev::wg::setMaxRegs<true, 240>();
-// HOPPER: metaattn::dev::SmemTile<bf16, 128, 64> [[QS:v[0-9]+]](smem + 67584);
+// HOPPER: metaattn::dev::SmemTile<bf16, 128, 64> [[QS:v[0-9]+]](smem + 69632);
 // HOPPER: metaattn::dev::Frag<float, 128, 128, 8> [[S:v[0-9]+]];
 // HOPPER: metaattn::dev::block::loadTile<256>([[QS]], q,
 // HOPPER: metaattn::dev::ptx::fenceProxyAsyncShared();
 // HOPPER-NEXT: metaattn::dev::block::namedBarrier<1, 256>();
-// HOPPER: metaattn::dev::mbar::wait(&[[FULL]][[[CSLOT:v[0-9]+]]], {{v[0-9]+}});
-// HOPPER: metaattn::dev::wg::gemmSS<true>([[S]], [[QS]],
-// HOPPER: metaattn::dev::wg::gemmRS<false>(
+// The score gemm is issued without waiting; the previous tile's output gemm runs behind it
+// (tile-gemm-overlap) and is retired before the output is rescaled.
+// HOPPER: metaattn::dev::mbar::wait(&[[KFULL]][[[CSLOT:v[0-9]+]]], {{v[0-9]+}});
+// HOPPER: metaattn::dev::wg::gemmSS<true, false>([[S]], [[QS]],
+// HOPPER: metaattn::dev::wg::gemmRS<false, false>(
+// HOPPER-NEXT: metaattn::dev::wg::waitGemms<1>([[S]]);
+// HOPPER: metaattn::dev::wg::waitGemms<0>([[S]]);
+// HOPPER: metaattn::dev::wg::waitGemms<0>([[O:v[0-9]+]]);
 // HOPPER: __syncwarp();
-// HOPPER-NEXT: if ((threadIdx.x & 31) == 0) metaattn::dev::mbar::arrive(&[[EMPTY]][[[CSLOT]]]);
+// HOPPER-NEXT: if ((threadIdx.x & 31) == 0) metaattn::dev::mbar::arrive(&[[VEMPTY]][
+// HOPPER: metaattn::dev::wg::gemmRS<false>([[O]],
 // HOPPER: metaattn::dev::block::storeFrag<256, bf16>(o,
 // HOPPER-NOT: block::barrier();
 // HOPPER-NOT: cp.async

@@ -22,9 +22,9 @@
 // CHECK: %[[ROUND:.*]] = arith.divui %{{.*}}, %{{.*}}
 // CHECK: %[[ODD:.*]] = arith.andi %[[ROUND]], %{{.*}}
 // CHECK: %[[PARITY:.*]] = arith.xori %[[ODD]], %{{.*}}
+// CHECK: %[[ST:.*]] = tile.stage %[[RING]][%[[SLOT]]]
 // CHECK: tile.mbarrier_wait %[[EMPTY]][%[[SLOT]]], %[[PARITY]]
 // CHECK: tile.mbarrier_arrive_expect_tx %[[FULL]][%[[SLOT]]], 16384
-// CHECK: %[[ST:.*]] = tile.stage %[[RING]][%[[SLOT]]]
 // CHECK: tile.tma_copy %arg1[%{{.*}}, %{{.*}}] to %[[ST]], %[[FULL]][%[[SLOT]]] {dims = array<i64: 0, 1>}
 // CHECK-NOT: tile.gemm
 // CHECK: } consumer {
@@ -32,10 +32,10 @@
 // CHECK: %[[CSLOT:.*]] = arith.remui %{{.*}}, %{{.*}}
 // CHECK: %[[CROUND:.*]] = arith.divui %{{.*}}, %{{.*}}
 // CHECK: %[[CPAR:.*]] = arith.andi %[[CROUND]], %{{.*}}
-// CHECK: tile.mbarrier_wait %[[FULL]][%[[CSLOT]]], %[[CPAR]]
 // CHECK: %[[CST:.*]] = tile.stage %[[RING]][%[[CSLOT]]]
-// CHECK: tile.gemm %{{.*}}, %[[CST]], %{{.*}} {transpose_b}
-// CHECK: tile.mbarrier_arrive %[[EMPTY]][%[[CSLOT]]]
+// CHECK: tile.mbarrier_wait %[[FULL]][%[[CSLOT]]], %[[CPAR]]
+// CHECK-NEXT: tile.gemm %{{.*}}, %[[CST]], %{{.*}} {transpose_b}
+// CHECK-NEXT: tile.mbarrier_arrive %[[EMPTY]][%[[CSLOT]]]
 // CHECK: }
 // CHECK-NOT: tile.pipelined
 // CHECK-NOT: tile.copy %arg1
@@ -96,6 +96,56 @@ tile.kernel @single(%k: !tile.tensor<?x64xbf16>) attributes {grid = array<i64: -
     %kv0 = arith.muli %j, %c64 : index
     tile.copy %k[%kv0, %c0] to %ks {dims = array<i64: 0, 1>} : !tile.tensor<?x64xbf16> to memref<64x64xbf16, #tile.space<shared>>
     tile.copy %ks to %s : memref<64x64xbf16, #tile.space<shared>> to memref<64x64xf32, #tile.space<fragment>>
+  }
+  tile.return
+}
+
+// -----
+
+// Two prefetched tiles (K for the first gemm, V for the second): each ring has its own full
+// and empty barriers; the consumers wait for V only right before the gemm that reads it and
+// release K right after the gemm that reads it, so the producer can refill K early.
+// CHECK-LABEL: tile.kernel @two_rings
+// CHECK: %[[KR:.*]] = tile.alloc : memref<2x64x128xbf16, #tile.space<shared>>
+// CHECK: %[[VR:.*]] = tile.alloc : memref<2x64x128xbf16, #tile.space<shared>>
+// CHECK: %[[KF:.*]] = tile.alloc : memref<2xi64, #tile.space<shared>>
+// CHECK: %[[KE:.*]] = tile.alloc : memref<2xi64, #tile.space<shared>>
+// CHECK: %[[VF:.*]] = tile.alloc : memref<2xi64, #tile.space<shared>>
+// CHECK: %[[VE:.*]] = tile.alloc : memref<2xi64, #tile.space<shared>>
+// CHECK: producer {
+// CHECK: tile.mbarrier_wait %[[KE]]
+// CHECK: tile.mbarrier_arrive_expect_tx %[[KF]][%{{.*}}], 16384
+// CHECK: tile.tma_copy %arg1{{.*}}, %[[KF]]
+// CHECK: tile.mbarrier_wait %[[VE]]
+// CHECK: tile.mbarrier_arrive_expect_tx %[[VF]][%{{.*}}], 16384
+// CHECK: tile.tma_copy %arg2{{.*}}, %[[VF]]
+// CHECK: } consumer {
+// CHECK: tile.mbarrier_wait %[[KF]]
+// CHECK-NEXT: tile.gemm
+// CHECK-NEXT: tile.mbarrier_arrive %[[KE]]
+// CHECK-NEXT: tile.copy
+// CHECK-NEXT: tile.mbarrier_wait %[[VF]]
+// CHECK-NEXT: tile.gemm
+// CHECK-NEXT: tile.mbarrier_arrive %[[VE]]
+tile.kernel @two_rings(%q: !tile.tensor<?x128xbf16>, %k: !tile.tensor<?x128xbf16>, %v: !tile.tensor<?x128xbf16>) attributes {grid = array<i64: 0, 0, 128, -1, 0, 1, -1, 0, 1>, threads = 256 : i64} {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %qs = tile.alloc : memref<128x128xbf16, #tile.space<shared>>
+  %ks = tile.alloc : memref<64x128xbf16, #tile.space<shared>>
+  %vs = tile.alloc : memref<64x128xbf16, #tile.space<shared>>
+  %s = tile.alloc : memref<128x64xf32, #tile.space<fragment>>
+  %p = tile.alloc : memref<128x64xbf16, #tile.space<fragment>>
+  %o = tile.alloc : memref<128x128xf32, #tile.space<fragment>>
+  %n = tile.dim %k, 0 : !tile.tensor<?x128xbf16>
+  tile.copy %q[%c0, %c0] to %qs {dims = array<i64: 0, 1>} : !tile.tensor<?x128xbf16> to memref<128x128xbf16, #tile.space<shared>>
+  tile.barrier
+  tile.pipelined %j = %c0 to %n stages 2 {
+    %kv0 = arith.muli %j, %c64 : index
+    tile.copy %k[%kv0, %c0] to %ks {dims = array<i64: 0, 1>} : !tile.tensor<?x128xbf16> to memref<64x128xbf16, #tile.space<shared>>
+    tile.copy %v[%kv0, %c0] to %vs {dims = array<i64: 0, 1>} : !tile.tensor<?x128xbf16> to memref<64x128xbf16, #tile.space<shared>>
+    tile.gemm %qs, %ks, %s {transpose_b} : memref<128x128xbf16, #tile.space<shared>>, memref<64x128xbf16, #tile.space<shared>>, memref<128x64xf32, #tile.space<fragment>>
+    tile.copy %s to %p : memref<128x64xf32, #tile.space<fragment>> to memref<128x64xbf16, #tile.space<fragment>>
+    tile.gemm %p, %vs, %o : memref<128x64xbf16, #tile.space<fragment>>, memref<64x128xbf16, #tile.space<shared>>, memref<128x128xf32, #tile.space<fragment>>
   }
   tile.return
 }

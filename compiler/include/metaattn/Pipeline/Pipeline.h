@@ -39,6 +39,10 @@ struct PipelineOptions {
   /// (tile-warpgroup-pingpong). Off by default: with gemms that wait for their own wgmma
   /// it measured slower on the H200 (benchmarks/RESULTS.md).
   bool pingpong = false;
+  /// In warp-specialised kernels, each warpgroup runs one kv tile's output gemm while it
+  /// computes the next tile's softmax (tile-gemm-overlap). Off by default: measured slower
+  /// on the H200 in all but one shape (benchmarks/RESULTS.md).
+  bool gemmOverlap = false;
 };
 
 /// The target of a pipeline without one and no device: Hopper with wgmma.
@@ -46,7 +50,8 @@ constexpr llvm::StringLiteral kDefaultTarget = "sm_90a";
 
 /// attn-mask-analysis, attn-online-normalize, convert-attn-to-tile, tile-unswitch-parallel,
 /// tile-infer-layout,
-/// tile-use-wgmma, tile-pipeline-plan, tile-warp-specialize, tile-warpgroup-pingpong,
+/// tile-use-wgmma, canonicalize, tile-pipeline-plan, tile-warp-specialize, tile-gemm-overlap,
+/// tile-warpgroup-pingpong,
 /// tile-pipeline-expand,
 /// canonicalize, cse.
 void buildAttnToTilePipeline(mlir::OpPassManager &pm, const PipelineOptions &options);

@@ -331,8 +331,15 @@ LogicalResult Printer::printTileOp(Operation *op) {
     bool registerA = isFragment(gemm.getA().getType());
     const char *scope = gemm->hasAttr(kWgmmaAttr) ? "wg::" : "warp::";
     line() << ns << scope << (registerA ? "gemmRS<" : "gemmSS<")
-           << (gemm.getTransposeB() ? "true" : "false") << ">(" << name(gemm.getC()) << ", "
-           << name(gemm.getA()) << ", " << name(gemm.getB()) << ");  // tile.gemm\n";
+           << (gemm.getTransposeB() ? "true" : "false") << (gemm.getAsync() ? ", false" : "")
+           << ">(" << name(gemm.getC()) << ", " << name(gemm.getA()) << ", " << name(gemm.getB())
+           << ");  // tile.gemm" << (gemm.getAsync() ? " (async)" : "") << "\n";
+    return success();
+  }
+  if (auto wait = dyn_cast<GemmWaitOp>(op)) {
+    line() << ns << "wg::waitGemms<" << wait.getPending() << ">(";
+    llvm::interleaveComma(wait.getAccumulators(), os, [&](Value v) { os << name(v); });
+    os << ");  // tile.gemm_wait\n";
     return success();
   }
   if (auto reduce = dyn_cast<ReduceOp>(op)) {

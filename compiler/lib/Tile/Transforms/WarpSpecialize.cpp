@@ -144,11 +144,16 @@ public:
           loc, getBufferType(b.getContext(), shape, type.getElementType(), MemorySpace::shared),
           nullptr);
     }
+    // One full and one empty mbarrier per stage of each ring, so a tile is released as soon
+    // as its last reader is done (K after the score gemm, V after the output gemm).
     auto barrierType = getBufferType(b.getContext(), {stages}, b.getI64Type(), MemorySpace::shared);
-    full = b.create<AllocOp>(loc, barrierType, nullptr);
-    empty = b.create<AllocOp>(loc, barrierType, nullptr);
-    b.create<MbarrierInitOp>(loc, full, 1);
-    b.create<MbarrierInitOp>(loc, empty, consumers / 32);
+    for (auto &[original, multi] : ring) {
+      Barriers &pair = barriers[original];
+      pair.full = b.create<AllocOp>(loc, barrierType, nullptr);
+      pair.empty = b.create<AllocOp>(loc, barrierType, nullptr);
+      b.create<MbarrierInitOp>(loc, pair.full, 1);
+      b.create<MbarrierInitOp>(loc, pair.empty, consumers / 32);
+    }
     b.create<BarrierOp>(loc);
     auto ws = b.create<WarpSpecializeOp>(loc, consumers);
     for (Region *region : {&ws.getProducer(), &ws.getConsumer()}) {
@@ -201,22 +206,28 @@ private:
     // for parity 1 passes at once.
     Value parity =
         b.create<arith::XOrIOp>(loc, b.create<arith::AndIOp>(loc, round, idx(1)), idx(1));
-    b.create<MbarrierWaitOp>(loc, empty, slot, parity);
-    int64_t bytes = 0;
+    llvm::MapVector<Value, int64_t> bytes; // ring -> bytes copied into one stage
     for (CopyOp copy : plan.copies)
-      bytes += cast<MemRefType>(copy.getDest().getType()).getNumElements() * 2;
-    b.create<MbarrierExpectTxOp>(loc, full, slot, bytes);
+      bytes[copy.getDest()] += cast<MemRefType>(copy.getDest().getType()).getNumElements() * 2;
     mapping.map(plan.loop.getInductionVar(), j);
     mapStages(mapping, slot);
+    llvm::DenseSet<Value> announced;
     for (Operation &op : plan.loop.getBody().front().without_terminator()) {
       if (!isStage0(&op))
         continue;
       if (auto copy = dyn_cast<CopyOp>(op)) {
+        Barriers &pair = barriers[copy.getDest()];
+        // Before the first copy into a stage: wait until the consumers released it and
+        // announce every byte this iteration copies into it.
+        if (announced.insert(copy.getDest()).second) {
+          b.create<MbarrierWaitOp>(loc, pair.empty, slot, parity);
+          b.create<MbarrierExpectTxOp>(loc, pair.full, slot, bytes[copy.getDest()]);
+        }
         SmallVector<Value> indices;
         for (Value v : copy.getSourceIndices())
           indices.push_back(mapping.lookupOrDefault(v));
-        b.create<TmaCopyOp>(loc, copy.getSource(), indices, mapping.lookup(copy.getDest()), full,
-                            slot, *copy.getDims());
+        b.create<TmaCopyOp>(loc, copy.getSource(), indices, mapping.lookup(copy.getDest()),
+                            pair.full, slot, *copy.getDims());
         continue;
       }
       b.clone(op, mapping)->removeAttr(kPipelineStageAttr);
@@ -231,7 +242,7 @@ private:
     b.setInsertionPointToStart(forOp.getBody());
     Value j = forOp.getInductionVar();
     auto [slot, round] = slotAndRound(j, lo);
-    b.create<MbarrierWaitOp>(loc, full, slot, b.create<arith::AndIOp>(loc, round, idx(1)));
+    Value parity = b.create<arith::AndIOp>(loc, round, idx(1));
     IRMapping mapping;
     mapping.map(loop.getInductionVar(), j);
     mapStages(mapping, slot);
@@ -241,18 +252,46 @@ private:
       Operation *clone = b.clone(op, mapping);
       clone->walk([](Operation *inner) { inner->removeAttr(kPipelineStageAttr); });
     }
-    // Every read of the stage is complete here (gemms wait for their wgmma).
-    b.create<MbarrierArriveOp>(loc, empty, slot);
+    // Each stage is waited for right before the first op that reads it and released right
+    // after the last one (gemms wait for their wgmma, copies for their warp).
+    Block *loopBody = forOp.getBody();
+    for (auto &[original, multi] : ring) {
+      Value view = mapping.lookup(original);
+      Operation *first = nullptr, *last = nullptr;
+      for (Operation &op : loopBody->without_terminator()) {
+        if (op.getNumResults() == 1 && op.getResult(0) == view)
+          continue;
+        bool uses = false;
+        op.walk([&](Operation *inner) { uses |= llvm::is_contained(inner->getOperands(), view); });
+        if (uses) {
+          first = first ? first : &op;
+          last = &op;
+        }
+      }
+      Barriers &pair = barriers[original];
+      if (first)
+        b.setInsertionPoint(first);
+      else
+        b.setInsertionPoint(loopBody->getTerminator());
+      b.create<MbarrierWaitOp>(loc, pair.full, slot, parity);
+      if (last)
+        b.setInsertionPointAfter(last);
+      b.create<MbarrierArriveOp>(loc, pair.empty, slot);
+    }
     loop.erase();
   }
+
+  struct Barriers {
+    Value full, empty;
+  };
 
   KernelOp kernel;
   Plan &plan;
   OpBuilder b;
   Location loc;
   int64_t stages;
-  llvm::MapVector<Value, Value> ring; // single-stage buffer -> ring of stages
-  Value full, empty;
+  llvm::MapVector<Value, Value> ring;       // single-stage buffer -> ring of stages
+  llvm::DenseMap<Value, Barriers> barriers; // single-stage buffer -> its ring's mbarriers
 };
 
 struct TileWarpSpecializePass

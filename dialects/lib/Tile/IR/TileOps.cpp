@@ -53,8 +53,8 @@ ParseResult KernelOp::parse(OpAsmParser &parser, OperationState &result) {
                           function_interface_impl::VariadicFlag,
                           std::string &) { return builder.getFunctionType(argTypes, results); };
   return function_interface_impl::parseFunctionOp(
-      parser, result, /*allowVariadic=*/false, getFunctionTypeAttrName(result.name),
-      buildFuncType, getArgAttrsAttrName(result.name), getResAttrsAttrName(result.name));
+      parser, result, /*allowVariadic=*/false, getFunctionTypeAttrName(result.name), buildFuncType,
+      getArgAttrsAttrName(result.name), getResAttrsAttrName(result.name));
 }
 
 void KernelOp::print(OpAsmPrinter &p) {
@@ -81,8 +81,7 @@ LogicalResult KernelOp::verify() {
   for (int d = 0; d < 3; ++d) {
     int64_t param = grid[3 * d], dim = grid[3 * d + 1], divisor = grid[3 * d + 2];
     if (divisor <= 0)
-      return emitOpError() << "grid dimension " << d << " has a non-positive divisor "
-                           << divisor;
+      return emitOpError() << "grid dimension " << d << " has a non-positive divisor " << divisor;
     if (param == -1)
       continue;
     if (param < 0 || param >= static_cast<int64_t>(type.getNumInputs()))
@@ -90,8 +89,8 @@ LogicalResult KernelOp::verify() {
                            << ", but the kernel has " << type.getNumInputs();
     auto tensor = cast<GlobalTensorType>(type.getInput(param));
     if (dim < 0 || dim >= tensor.getRank())
-      return emitOpError() << "grid dimension " << d << " refers to dim " << dim
-                           << " of a rank-" << tensor.getRank() << " parameter";
+      return emitOpError() << "grid dimension " << d << " refers to dim " << dim << " of a rank-"
+                           << tensor.getRank() << " parameter";
   }
   return success();
 }
@@ -103,8 +102,8 @@ LogicalResult KernelOp::verify() {
 LogicalResult DimOp::verify() {
   auto type = cast<GlobalTensorType>(getTensor().getType());
   if (getDim() < 0 || getDim() >= type.getRank())
-    return emitOpError() << "dim " << getDim() << " is out of range for a rank-"
-                         << type.getRank() << " tensor";
+    return emitOpError() << "dim " << getDim() << " is out of range for a rank-" << type.getRank()
+                         << " tensor";
   return success();
 }
 
@@ -141,8 +140,7 @@ LogicalResult StageOp::verify() {
 LogicalResult ReadOp::verify() {
   auto type = cast<GlobalTensorType>(getTensor().getType());
   if (static_cast<int64_t>(getIndices().size()) != type.getRank())
-    return emitOpError() << "needs " << type.getRank() << " indices, found "
-                         << getIndices().size();
+    return emitOpError() << "needs " << type.getRank() << " indices, found " << getIndices().size();
   if (getResult().getType() != type.getElementType())
     return emitOpError() << "result type must be the element type " << type.getElementType();
   return success();
@@ -233,8 +231,8 @@ LogicalResult GemmOp::verify() {
     return emitOpError() << "B must be in shared memory, found " << b;
   if (a.getElementType() != b.getElementType() ||
       !(a.getElementType().isBF16() || a.getElementType().isF16()))
-    return emitOpError() << "A and B must both be bf16 or both f16, found "
-                         << a.getElementType() << " and " << b.getElementType();
+    return emitOpError() << "A and B must both be bf16 or both f16, found " << a.getElementType()
+                         << " and " << b.getElementType();
   int64_t m = a.getDimSize(0), k = a.getDimSize(1);
   int64_t bk = getTransposeB() ? b.getDimSize(1) : b.getDimSize(0);
   int64_t n = getTransposeB() ? b.getDimSize(0) : b.getDimSize(1);
@@ -242,6 +240,17 @@ LogicalResult GemmOp::verify() {
     return emitOpError() << "contraction sizes differ: A has K = " << k << ", B has " << bk;
   if (c.getDimSize(0) != m || c.getDimSize(1) != n)
     return emitOpError() << "accumulator must be " << m << "x" << n << ", found " << c;
+  if (getAsync() && !(*this)->hasAttr(kWgmmaAttr))
+    return emitOpError() << "only a wgmma gemm (tile.wgmma) can be async";
+  return success();
+}
+
+LogicalResult GemmWaitOp::verify() {
+  for (Value acc : getAccumulators()) {
+    auto type = cast<MemRefType>(acc.getType());
+    if (!isFragment(type) || type.getRank() != 2 || !type.getElementType().isF32())
+      return emitOpError() << "waits for gemm accumulators (2-D f32 fragments), found " << type;
+  }
   return success();
 }
 
@@ -255,8 +264,8 @@ LogicalResult ReduceOp::verify() {
   if (!src || !dst || !isFragment(src) || !isFragment(dst))
     return emitOpError() << "source and destination must be fragments";
   if (src.getRank() != 2 || dst.getRank() != 1)
-    return emitOpError() << "reduces a 2-D fragment into a 1-D fragment, found " << src
-                         << " to " << dst;
+    return emitOpError() << "reduces a 2-D fragment into a 1-D fragment, found " << src << " to "
+                         << dst;
   if (src.getDimSize(0) != dst.getDimSize(0))
     return emitOpError() << "destination must have one element per row (" << src.getDimSize(0)
                          << "), found " << dst.getDimSize(0);

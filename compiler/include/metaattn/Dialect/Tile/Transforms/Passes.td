@@ -109,6 +109,34 @@ def TileWarpSpecialize : Pass<"tile-warp-specialize", "::metaattn::tile::KernelO
   ];
 }
 
+def TileGemmOverlap : Pass<"tile-gemm-overlap", "::metaattn::tile::KernelOp"> {
+  let summary = "Run one kv tile's output gemm behind the next tile's scores and softmax";
+  let description = [{
+    In the consumer region of a `tile.warp_specialize`, an `scf.for` whose body holds two
+    wgmma gemms, `S = A·K(j)` then `O += P·V(j)` with P a 16-bit fragment shaped like S, is
+    software-pipelined inside each warpgroup (FlashAttention-3's intra-warpgroup overlap):
+
+    - the score gemm becomes `async`; right after it, for j > lo, the output gemm of
+      iteration j - 1 is issued `async` on V(j - 1) (after that stage's `full` wait), and
+      `tile.gemm_wait 1, %S` lets the softmax start while it runs (j = lo: `tile.gemm_wait 0`);
+    - every `store (truncf x), P[i, j]` becomes `store x, S[i, j]` (P(j - 1) is still being
+      read), and at the end of the body `tile.gemm_wait 0, %O` (unconditional: ptxas serialises
+      all wgmma when some path may read an accumulator in flight), the release of V(j - 1), the
+      element-wise rescales of O (moved from between the gemms) and `P = truncf(S)` run;
+    - after the loop, the last iteration's output gemm runs on its V stage.
+
+    The rewrite checks that it computes the same thing: O is touched between the gemms only
+    by element-wise loops that write nothing else and read fragments not written later, P is
+    written only by rounding stores at the element indices, S is not written after them, and
+    only mbarrier waits precede and arrives follow the output gemm. Other loops are left as
+    they are; with `verbose` the pass says why as a remark.
+  }];
+  let options = [
+    Option<"verbose", "verbose", "bool", /*default=*/"false",
+           "Emit a remark on each consumer loop that is not overlapped, saying why">
+  ];
+}
+
 def TileWarpgroupPingpong : Pass<"tile-warpgroup-pingpong", "::metaattn::tile::KernelOp"> {
   let summary = "Make the consumer warpgroups take turns on the tensor cores";
   let description = [{

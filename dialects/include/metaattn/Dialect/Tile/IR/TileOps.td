@@ -137,11 +137,37 @@ def Tile_GemmOp : Tile_Op<"gemm"> {
   let description = [{
     `c` is an f32 fragment [M, N]; `a` is [M, K] in shared memory or a fragment; `b` is [K, N]
     in shared memory, or [N, K] with `transpose_b`.
+
+    With `async` (only on gemms marked `tile.wgmma`) the gemm is issued and not waited for:
+    until a later `tile.gemm_wait` that covers it, `c` must not be read or written, `a` (when
+    a fragment) must not be written, and `b` must stay in place.
   }];
   let arguments = (ins Tile_LocalBuffer:$a, Tile_LocalBuffer:$b, Tile_LocalBuffer:$c,
-                       UnitAttr:$transpose_b);
+                       UnitAttr:$transpose_b, UnitAttr:$async);
   let assemblyFormat = [{
     $a `,` $b `,` $c attr-dict `:` type($a) `,` type($b) `,` type($c)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_GemmWaitOp : Tile_Op<"gemm_wait"> {
+  let summary = "Wait until at most `pending` async gemms of this warpgroup are in flight";
+  let description = [{
+    Async gemms (`tile.gemm {async}`) complete in issue order. `tile.gemm_wait 1, %s` returns
+    when every async gemm but the most recent one has completed; the listed accumulators are
+    those whose gemms are complete now, so their values can be read after the wait (the CUDA
+    emitter fences their registers). `pending = 0` waits for all of them.
+
+    ```mlir
+    tile.gemm %q, %k, %s {async, tile.wgmma, transpose_b} : ...
+    tile.gemm %p, %v, %o {async, tile.wgmma} : ...
+    tile.gemm_wait 1, %s : memref<128x128xf32, #tile.space<fragment>>
+    ```
+  }];
+  let arguments = (ins ConfinedAttr<I64Attr, [IntMinValue<0>]>:$pending,
+                       Variadic<Tile_LocalBuffer>:$accumulators);
+  let assemblyFormat = [{
+    $pending (`,` $accumulators^ `:` type($accumulators))? attr-dict
   }];
   let hasVerifier = 1;
 }
