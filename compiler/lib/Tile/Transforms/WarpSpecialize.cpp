@@ -1,10 +1,10 @@
 //===- WarpSpecialize.cpp - tile-warp-specialize -----------------------------===//
 //
 // Rewrites a planned tile.pipelined loop into Hopper's producer/consumer form: a producer
-// thread copies each iteration's stage-0 tiles with TMA into a ring of shared stages, the
-// consumers wait for a stage on its "full" mbarrier, run the iteration's stage-1 ops, and
-// release the stage on its "empty" mbarrier. Kernels that do not fit keep the cp.async
-// pipeline of tile-pipeline-expand.
+// thread copies each iteration's stage-0 tiles with TMA into rings of shared stages, the
+// consumers wait for a ring's stage on its "full" mbarrier right before they first read it,
+// and release it on its "empty" mbarrier right after they last read it. Kernels that do not
+// fit keep the cp.async pipeline of tile-pipeline-expand.
 //
 //===----------------------------------------------------------------------===//
 

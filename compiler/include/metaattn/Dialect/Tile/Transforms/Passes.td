@@ -88,15 +88,17 @@ def TileWarpSpecialize : Pass<"tile-warp-specialize", "::metaattn::tile::KernelO
     128 bytes, at most 256 rows, columns along the tensor's last dim with a static size of a
     multiple of 16 bytes) becomes:
 
-    - a ring of S stages per prefetched tile and two `memref<Sxi64>` mbarrier arrays, `full`
-      (1 arrival + the stage's bytes) and `empty` (one arrival per consumer warp), initialised
-      before a `tile.warp_specialize`;
+    - a ring of S stages per prefetched tile and, per ring, two `memref<Sxi64>` mbarrier
+      arrays, `full` (1 arrival + the stage's bytes) and `empty` (one arrival per consumer
+      warp), initialised before a `tile.warp_specialize`;
     - a producer region that recomputes the loop bounds and copy origins and, for iteration
-      j in stage s = (j - lo) mod S, round r = (j - lo) / S, waits for `empty[s]` (parity
-      (r & 1) ^ 1), announces the stage's bytes on `full[s]` and issues one `tile.tma_copy`
-      per prefetched tile;
-    - a consumer region holding the rest of the kernel, where the loop waits for `full[s]`
-      (parity r & 1), runs the stage-1 ops on stage s, and arrives on `empty[s]`.
+      j in stage s = (j - lo) mod S, round r = (j - lo) / S, and each ring, waits for its
+      `empty[s]` (parity (r & 1) ^ 1), announces the ring's bytes on its `full[s]` and issues
+      its `tile.tma_copy` ops;
+    - a consumer region holding the rest of the kernel, where the loop waits for a ring's
+      `full[s]` (parity r & 1) right before the first op that reads its stage and arrives on
+      its `empty[s]` right after the last one (K is released after the score gemm, before
+      the softmax).
 
     The kernel gains a producer warpgroup (`threads` + 128). Other kernels are left for
     tile-pipeline-expand; with `verbose` the pass says why as a remark.
