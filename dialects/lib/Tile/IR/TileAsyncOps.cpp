@@ -51,8 +51,8 @@ LogicalResult WarpSpecializeOp::verify() {
   if ((*this)->getParentOfType<WarpSpecializeOp>())
     return emitOpError() << "cannot be nested";
   WalkResult bad = getProducer().walk([&](Operation *op) {
-    if (isa<AllocOp, CopyOp, GemmOp, GemmWaitOp, ParallelOp, ReduceOp, ScanOp, BarrierOp, FillOp, PipelinedOp,
-            MbarrierArriveOp>(op)) {
+    if (isa<AllocOp, CopyOp, GemmOp, GemmWaitOp, ParallelOp, ReduceOp, ScanOp, BarrierOp, FillOp,
+            PipelinedOp, MbarrierArriveOp>(op)) {
       op->emitOpError() << "is not allowed in the producer region of a tile.warp_specialize "
                            "(it runs on one thread)";
       return WalkResult::interrupt();

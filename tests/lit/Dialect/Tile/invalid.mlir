@@ -235,6 +235,23 @@ func.func @gemm_rank(%a: memref<64xbf16, #tile.space<shared>>, %b: memref<64x64x
 
 // -----
 
+// Only a wgmma gemm can be issued without waiting (mma.sync gemms are synchronous).
+func.func @gemm_async_not_wgmma(%a: memref<64x64xbf16, #tile.space<shared>>, %b: memref<64x64xbf16, #tile.space<shared>>, %c: memref<64x64xf32, #tile.space<fragment>>) {
+  // expected-error @+1 {{only a wgmma gemm (tile.wgmma) can be async}}
+  tile.gemm %a, %b, %c {async} : memref<64x64xbf16, #tile.space<shared>>, memref<64x64xbf16, #tile.space<shared>>, memref<64x64xf32, #tile.space<fragment>>
+  return
+}
+
+// -----
+
+func.func @gemm_wait_not_accumulator(%s: memref<64x64xbf16, #tile.space<fragment>>) {
+  // expected-error @+1 {{waits for gemm accumulators (2-D f32 fragments), found 'memref<64x64xbf16, #tile.space<fragment>>'}}
+  tile.gemm_wait 0, %s : memref<64x64xbf16, #tile.space<fragment>>
+  return
+}
+
+// -----
+
 func.func @gemm_acc(%a: memref<64x64xbf16, #tile.space<shared>>, %b: memref<64x64xbf16, #tile.space<shared>>, %c: memref<64x64xf16, #tile.space<fragment>>) {
   // expected-error @+1 {{accumulator must be an f32 fragment, found 'memref<64x64xf16, #tile.space<fragment>>'}}
   tile.gemm %a, %b, %c : memref<64x64xbf16, #tile.space<shared>>, memref<64x64xbf16, #tile.space<shared>>, memref<64x64xf16, #tile.space<fragment>>
