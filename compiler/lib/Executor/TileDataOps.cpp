@@ -225,8 +225,8 @@ LogicalResult BlockInterpreter::runGemmWait(tile::GemmWaitOp op) {
 
 LogicalResult BlockInterpreter::multiply(tile::GemmOp op, const BufferView *a, const BufferView *b,
                                          const BufferView *c) {
-  bool transB = op.getTransposeB();
-  int64_t m = a->shape[0], k = a->shape[1];
+  bool transA = op.getTransposeA(), transB = op.getTransposeB();
+  int64_t m = a->shape[transA ? 1 : 0], k = a->shape[transA ? 0 : 1];
   int64_t n = transB ? b->shape[0] : b->shape[1];
   int64_t bk = transB ? b->shape[1] : b->shape[0];
   if (bk != k || c->shape[0] != m || c->shape[1] != n)
@@ -236,7 +236,7 @@ LogicalResult BlockInterpreter::multiply(tile::GemmOp op, const BufferView *a, c
       int64_t cOff = c->offsetOf({i, j});
       float acc = static_cast<float>(c->loadF(cOff));
       for (int64_t l = 0; l < k; ++l) {
-        float av = static_cast<float>(a->loadF(a->offsetOf({i, l})));
+        float av = static_cast<float>(a->loadF(transA ? a->offsetOf({l, i}) : a->offsetOf({i, l})));
         float bv = static_cast<float>(b->loadF(transB ? b->offsetOf({j, l}) : b->offsetOf({l, j})));
         acc += av * bv; // 16-bit products are exact in f32; accumulation rounds to f32
       }

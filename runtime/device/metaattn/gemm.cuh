@@ -4,7 +4,8 @@
 /// `C += A * op(B)` with float accumulation on mma.sync.m16n8k16. Each warp
 /// computes its own M/Warps rows of C (the rows its Frag owns); every warp
 /// reads all of B. Operands come from swizzled shared tiles through ldmatrix
-/// (gemmSS) or, for A, from a register fragment (gemmRS).
+/// (gemmSS; gemmTS with A stored transposed, K x M, read with ldmatrix.trans) or,
+/// for A, from a register fragment (gemmRS).
 ///
 /// B layouts:
 ///   TransB = true : B tile is N x K (row n holds B^T's row), C = A * B^T.
@@ -57,8 +58,8 @@ METAATTN_DEV void mmaTile(Frag<float, M, N, W>& C, int mt, int nt, const unsigne
 
 /// One k-step: a[mt] already loaded; loops over n-tile pairs.
 template <bool TransB, class T, int M, int N, int W, class TileB, int MT>
-METAATTN_DEV void kStep(Frag<float, M, N, W>& C, const unsigned (&a)[MT][4], const TileB& B,
-                        int kt, int lane) {
+METAATTN_DEV void kStep(Frag<float, M, N, W>& C, const unsigned (&a)[MT][4], const TileB& B, int kt,
+                        int lane) {
   constexpr int NT = N / 8;
 #pragma unroll
   for (int np = 0; np < NT / 2; ++np) {
@@ -109,6 +110,30 @@ METAATTN_DEV void gemmSS(Frag<float, M, N, W>& C, SmemTile<T, M, K, 1> A,
 #pragma unroll
     for (int mt = 0; mt < F::MT; ++mt)
       ptx::ldmatrixX4(a[mt], A.chunkAddr(rowBase + mt * 16, (2 * kt) ^ (lane >> 4)));
+    gemm_detail::kStep<TransB, T>(C, a, B, kt, lane);
+  }
+}
+
+/// C += Aᵀ * op(B), A stored transposed: a K x M shared tile (row k holds column k
+/// of Aᵀ, e.g. K of a chunk, rows = tokens, for the state update Kᵀ * V). Each
+/// 8x8 block of A comes from ldmatrix.trans.
+template <bool TransB, class T, int M, int N, int W, int K, int BR, int BC>
+METAATTN_DEV void gemmTS(Frag<float, M, N, W>& C, SmemTile<T, K, M, 1> At,
+                         SmemTile<T, BR, BC, 1> B) {
+  static_assert(dev::detail::Is16Bit<T>::value, "gemmTS: operands must be bf16 or fp16");
+  static_assert(gemm_detail::CheckB<TransB, N, K, BR, BC>::ok, "");
+  using F = Frag<float, M, N, W>;
+  const int lane = dev::detail::laneId();
+  const int q = lane >> 3, i = lane & 7;
+  const int chunkBase = (dev::detail::warpId() * F::kRowsPerWarp) / 8 + (q & 1);
+#pragma unroll
+  for (int kt = 0; kt < K / 16; ++kt) {
+    // A matrices as gemmSS's; matrix q is stored at rows k = 16 kt + 8 (q >> 1) + 0..7,
+    // columns m = 8 (q & 1) + 0..7 of the warp's 16-row block.
+    unsigned a[F::MT][4];
+#pragma unroll
+    for (int mt = 0; mt < F::MT; ++mt)
+      ptx::ldmatrixX4Trans(a[mt], At.chunkAddr(kt * 16 + ((q >> 1) << 3) + i, chunkBase + 2 * mt));
     gemm_detail::kStep<TransB, T>(C, a, B, kt, lane);
   }
 }

@@ -18,15 +18,15 @@
 
 #include <algorithm>
 #include <array>
-#include <limits>
-#include <type_traits>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 #include <random>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 using namespace metaattn::dev;
@@ -35,7 +35,7 @@ using namespace metaattn::dev;
   do {                                                                                             \
     cudaError_t err_ = (x);                                                                        \
     if (err_ != cudaSuccess) {                                                                     \
-      std::fprintf(stderr, "CUDA error %s at %s:%d: %s\n", cudaGetErrorName(err_), __FILE__,     \
+      std::fprintf(stderr, "CUDA error %s at %s:%d: %s\n", cudaGetErrorName(err_), __FILE__,       \
                    __LINE__, cudaGetErrorString(err_));                                            \
       std::exit(3);                                                                                \
     }                                                                                              \
@@ -104,11 +104,15 @@ template <> struct HostElem<float> {
 template <class T> struct DevBuf {
   T* p = nullptr;
   size_t n = 0;
-  explicit DevBuf(size_t count) : n(count) { CUDA_CHECK(cudaMalloc(&p, std::max<size_t>(1, n) * sizeof(T))); }
+  explicit DevBuf(size_t count) : n(count) {
+    CUDA_CHECK(cudaMalloc(&p, std::max<size_t>(1, n) * sizeof(T)));
+  }
   DevBuf(const std::vector<T>& h) : DevBuf(h.size()) { up(h); }
   ~DevBuf() { cudaFree(p); }
   DevBuf(const DevBuf&) = delete;
-  void up(const std::vector<T>& h) { CUDA_CHECK(cudaMemcpy(p, h.data(), n * sizeof(T), cudaMemcpyHostToDevice)); }
+  void up(const std::vector<T>& h) {
+    CUDA_CHECK(cudaMemcpy(p, h.data(), n * sizeof(T), cudaMemcpyHostToDevice));
+  }
   std::vector<T> down() const {
     std::vector<T> h(n);
     CUDA_CHECK(cudaMemcpy(h.data(), p, n * sizeof(T), cudaMemcpyDeviceToHost));
@@ -134,8 +138,7 @@ template <int R> struct Origin {
   long long v[R];
 };
 
-template <int R>
-bool inBounds(const TensorRef<R>& t, const long long (&idx)[R], long long* off) {
+template <int R> bool inBounds(const TensorRef<R>& t, const long long (&idx)[R], long long* off) {
   long long o = 0;
   for (int d = 0; d < R; ++d) {
     if (idx[d] < 0 || idx[d] >= t.sizes[d])
@@ -201,7 +204,8 @@ void testLoadTile(const std::string& name, std::initializer_list<long long> size
   DevBuf<T> dout(Rows * Cols);
   ref.data = dsrc.p;
   constexpr int kSmem = SmemTile<T, Rows, Cols, 2>::kBytes;
-  kLoadTile<Async, NT, T, Rows, Cols, R><<<1, NT, kSmem>>>(ref, origin, rowDim, colDim, dout.p, stage);
+  kLoadTile<Async, NT, T, Rows, Cols, R>
+      <<<1, NT, kSmem>>>(ref, origin, rowDim, colDim, dout.p, stage);
   CUDA_CHECK(cudaGetLastError());
   CUDA_CHECK(cudaDeviceSynchronize());
   std::vector<T> out = dout.down();
@@ -244,22 +248,23 @@ void testLoads() {
                                        O3{{1, 60, 0}}, 1, 2);
       testLoadTile<A, bf16, 32, 64, 3>("bf16 OOB batch index", {2, 50, 69}, {3600, 72, 1},
                                        O3{{2, 0, 0}}, 1, 2);
-      testLoadTile<A, bf16, 32, 64, 3>("bf16 row stride 37 (slow path)", {2, 50, 37},
-                                       {1850, 37, 1}, O3{{1, 20, 5}}, 1, 2);
-      testLoadTile<A, bf16, 32, 64, 3>("bf16 misaligned corner (col 3)", {2, 50, 69},
-                                       {3600, 72, 1}, O3{{1, 7, 3}}, 1, 2);
+      testLoadTile<A, bf16, 32, 64, 3>("bf16 row stride 37 (slow path)", {2, 50, 37}, {1850, 37, 1},
+                                       O3{{1, 20, 5}}, 1, 2);
+      testLoadTile<A, bf16, 32, 64, 3>("bf16 misaligned corner (col 3)", {2, 50, 69}, {3600, 72, 1},
+                                       O3{{1, 7, 3}}, 1, 2);
       testLoadTile<A, bf16, 32, 64, 3>("bf16 negative origin", {2, 50, 69}, {3600, 72, 1},
                                        O3{{0, -5, -11}}, 1, 2);
       testLoadTile<A, bf16, 64, 48, 3>("bf16 transposed view (colDim stride 72)", {2, 50, 69},
                                        {3600, 72, 1}, O3{{1, 10, 20}}, 2, 1);
       testLoadTile<A, bf16, 48, 40, 3>("bf16 odd chunk count (Cols=40)", {3, 45, 33},
                                        {45 * 40, 40, 1}, O3{{2, 10, 0}}, 1, 2);
-      testLoadTile<A, fp16, 16, 96, 3>("fp16 aligned, 12 chunks/row", {1, 20, 100},
-                                       {2000, 104, 1}, O3{{0, 8, 8}}, 1, 2);
-      testLoadTile<A, float, 16, 32, 3>("float aligned, partial chunk", {1, 20, 30},
-                                        {640, 32, 1}, O3{{0, 9, 4}}, 1, 2);
+      testLoadTile<A, fp16, 16, 96, 3>("fp16 aligned, 12 chunks/row", {1, 20, 100}, {2000, 104, 1},
+                                       O3{{0, 8, 8}}, 1, 2);
+      testLoadTile<A, float, 16, 32, 3>("float aligned, partial chunk", {1, 20, 30}, {640, 32, 1},
+                                        O3{{0, 9, 4}}, 1, 2);
       testLoadTile<A, bf16, 64, 128, 4>("bf16 rank-4 BSHD-strided", {2, 3, 77, 128},
-                                        {77 * 3 * 128, 128, 3 * 128, 1}, Origin<4>{{1, 2, 64, 0}}, 2, 3);
+                                        {77 * 3 * 128, 128, 3 * 128, 1}, Origin<4>{{1, 2, 64, 0}},
+                                        2, 3);
     };
     if (a == 0)
       run(std::true_type{});
@@ -299,8 +304,8 @@ template <int M, int N, int W> void testFragIndex() {
   CUDA_CHECK(cudaMemset(out.p, 0xff, M * N * 4));
   CUDA_CHECK(cudaMemset(rows.p, 0xff, M * 4));
   CUDA_CHECK(cudaMemset(errs.p, 0, 4));
-  kFragIndex<M, N, W><<<1, W * 32>>>(makeRef<2>(out.p, {M, N}, {N, 1}),
-                                     makeRef<1>(rows.p, {M}, {1}), errs.p);
+  kFragIndex<M, N, W>
+      <<<1, W * 32>>>(makeRef<2>(out.p, {M, N}, {N, 1}), makeRef<1>(rows.p, {M}, {1}), errs.p);
   CUDA_CHECK(cudaDeviceSynchronize());
   auto o = out.down();
   auto rv = rows.down();
@@ -396,8 +401,8 @@ template <class T, int M, int N, int W> void testLoadFrag() {
   int bad = 0;
   for (int i = 0; i < M * N; ++i)
     bad += got[i] != host[i];
-  report("loadFrag (ldmatrix) " + std::to_string(M) + "x" + std::to_string(N) + " W=" +
-             std::to_string(W),
+  report("loadFrag (ldmatrix) " + std::to_string(M) + "x" + std::to_string(N) +
+             " W=" + std::to_string(W),
          bad == 0, bad ? std::to_string(bad) + " wrong" : "");
 }
 
@@ -407,12 +412,13 @@ template <class T, int M, int N, int W> void testLoadFrag() {
 
 /// mode 0: gemmSS; 1: gemmRS with A via loadFrag; 2: gemmRS with A built as a
 /// float Frag element-wise (row/col) then warp::convert'ed; 3: wg::gemmSS
-/// (wgmma); 4: wg::gemmRS (wgmma) with A via loadFrag.
+/// (wgmma); 4: wg::gemmRS (wgmma) with A via loadFrag; 5: gemmTS (A stored K x M).
 template <int Mode, bool TransB, class T, int M, int N, int K, int W>
 __global__ void kGemm(TensorRef<2> a, TensorRef<2> b, TensorRef<2> c) {
   constexpr int BR = TransB ? N : K, BC = TransB ? K : N;
   extern __shared__ __align__(1024) unsigned char smem[];
-  SmemTile<T, M, K> sA(smem);
+  using TA = std::conditional_t<Mode == 5, SmemTile<T, K, M>, SmemTile<T, M, K>>;
+  TA sA(smem);
   SmemTile<T, BR, BC> sB(smem + (sA.kBytes + 1023) / 1024 * 1024);
   const long long o[2] = {0, 0};
   block::loadTileAsync<W * 32>(sA, a, o, 0, 1);
@@ -426,6 +432,8 @@ __global__ void kGemm(TensorRef<2> a, TensorRef<2> b, TensorRef<2> c) {
     acc[e] = 1.0f + 0.001f * Frag<float, M, N, W>::row(e); // C += ... starts from this
   if constexpr (Mode == 0) {
     warp::gemmSS<TransB>(acc, sA, sB);
+  } else if constexpr (Mode == 5) {
+    warp::gemmTS<TransB>(acc, sA, sB);
   } else if constexpr (Mode == 1) {
     Frag<T, M, K, W> fa;
     warp::loadFrag(fa, sA);
@@ -459,14 +467,19 @@ template <int Mode, bool TransB, class T, int M, int N, int K, int W> void testG
     x = H::from(nd(rng));
   for (auto& x : B)
     x = H::from(nd(rng));
-  DevBuf<uint16_t> dA(A), dB(B);
+  std::vector<uint16_t> At(M * K); // A transposed (K x M), what gemmTS reads
+  for (int i = 0; i < M; ++i)
+    for (int k = 0; k < K; ++k)
+      At[k * M + i] = A[i * K + k];
+  DevBuf<uint16_t> dA(Mode == 5 ? At : A), dB(B);
   DevBuf<float> dC(M * N);
   constexpr int smemB = (SmemTile<T, M, K>::kBytes + 1023) / 1024 * 1024 + (N * K * 2);
   auto bRef = TransB ? makeRef<2>(dB.p, {N, K}, {K, 1}) : makeRef<2>(dB.p, {K, N}, {N, 1});
   CUDA_CHECK(cudaFuncSetAttribute(kGemm<Mode, TransB, T, M, N, K, W>,
                                   cudaFuncAttributeMaxDynamicSharedMemorySize, smemB));
-  kGemm<Mode, TransB, T, M, N, K, W><<<1, W * 32, smemB>>>(makeRef<2>(dA.p, {M, K}, {K, 1}), bRef,
-                                                            makeRef<2>(dC.p, {M, N}, {N, 1}));
+  auto aRef = Mode == 5 ? makeRef<2>(dA.p, {K, M}, {M, 1}) : makeRef<2>(dA.p, {M, K}, {K, 1});
+  kGemm<Mode, TransB, T, M, N, K, W>
+      <<<1, W * 32, smemB>>>(aRef, bRef, makeRef<2>(dC.p, {M, N}, {N, 1}));
   CUDA_CHECK(cudaGetLastError());
   CUDA_CHECK(cudaDeviceSynchronize());
   auto C = dC.down();
@@ -484,8 +497,8 @@ template <int Mode, bool TransB, class T, int M, int N, int K, int W> void testG
       maxErr = std::max(maxErr, err);
       maxRatio = std::max(maxRatio, err / (1e-5 * mag)); // fp32 accumulation bound
     }
-  const char* modes[] = {"gemmSS", "gemmRS(loadFrag A)", "gemmRS(convert float Frag A)",
-                         "wg::gemmSS", "wg::gemmRS(loadFrag A)"};
+  const char* modes[] = {"gemmSS",     "gemmRS(loadFrag A)",     "gemmRS(convert float Frag A)",
+                         "wg::gemmSS", "wg::gemmRS(loadFrag A)", "gemmTS (A transposed)"};
   char name[160];
   std::snprintf(name, sizeof name, "%s<TransB=%d> %s M=%d N=%d K=%d W=%d", modes[Mode], (int)TransB,
                 sizeof(T) == 2 && std::is_same<T, bf16>::value ? "bf16" : "fp16", M, N, K, W);
@@ -544,8 +557,8 @@ template <int M, int N, int W> void testReduce() {
     }
   DevBuf<float> dx(x), out(5 * M);
   DevBuf<uint16_t> outB(M);
-  kReduce<M, N, W><<<1, W * 32>>>(dx.p, makeRef<2>(out.p, {5, M}, {M, 1}),
-                                  makeRef<1>(outB.p, {M}, {1}));
+  kReduce<M, N, W>
+      <<<1, W * 32>>>(dx.p, makeRef<2>(out.p, {5, M}, {M, 1}), makeRef<1>(outB.p, {M}, {1}));
   CUDA_CHECK(cudaGetLastError());
   CUDA_CHECK(cudaDeviceSynchronize());
   auto o = out.down();
@@ -624,7 +637,8 @@ void testMath() {
     eLog = std::max(eLog, std::fabs(y[5 * i + 2] - lw) /
                               (std::ldexp(1.0, -21) + std::ldexp(1.0, -22) * std::fabs(lw)));
     double tw = std::tanh(xi * 0.1f);
-    eTanh = std::max(eTanh, std::fabs(y[5 * i + 3] - tw) / (std::ldexp(1.0, -10) * std::fabs(tw) + 1e-6));
+    eTanh = std::max(eTanh,
+                     std::fabs(y[5 * i + 3] - tw) / (std::ldexp(1.0, -10) * std::fabs(tw) + 1e-6));
     badMax += y[5 * i + 4] != x[i];
   }
   report("exp (exp2Approx(x*log2e)) on [-80,80]", eExp <= 1, fmtErr(eExp, 1) + " (x bound)");
@@ -680,9 +694,11 @@ void launchFa2Any(int D, bool causal, const TensorRef<4>& q, const TensorRef<4>&
                   const TensorRef<4>& v, const TensorRef<4>& o, const TensorRef<3>& lse,
                   float scale) {
   if (D == 128)
-    causal ? launchFa2<128, true>(q, k, v, o, lse, scale) : launchFa2<128, false>(q, k, v, o, lse, scale);
+    causal ? launchFa2<128, true>(q, k, v, o, lse, scale)
+           : launchFa2<128, false>(q, k, v, o, lse, scale);
   else
-    causal ? launchFa2<64, true>(q, k, v, o, lse, scale) : launchFa2<64, false>(q, k, v, o, lse, scale);
+    causal ? launchFa2<64, true>(q, k, v, o, lse, scale)
+           : launchFa2<64, false>(q, k, v, o, lse, scale);
 }
 
 void testFa2(const AttnCase& c) {
@@ -771,12 +787,14 @@ void testFa2(const AttnCase& c) {
         }
       }
   char name[200];
-  std::snprintf(name, sizeof name, "fa2 forward D=%d %s B=%d H=%d Sq=%d Skv=%d%s (%d fully masked rows)",
-                D, c.causal ? "causal" : "non-causal", B, H, Sq, Skv, c.bshd ? " BSHD-strided" : "",
-                maskedRows);
+  std::snprintf(
+      name, sizeof name, "fa2 forward D=%d %s B=%d H=%d Sq=%d Skv=%d%s (%d fully masked rows)", D,
+      c.causal ? "causal" : "non-causal", B, H, Sq, Skv, c.bshd ? " BSHD-strided" : "", maskedRows);
   char detail[200];
-  std::snprintf(detail, sizeof detail, "O max_err=%.3g (atol %.0e + rtol %.0e), bad=%d; lse max_err=%.3g (tol %.0e), bad=%d",
-                maxErr, atol, rtol, bad, maxLseErr, lseTol, badLse);
+  std::snprintf(
+      detail, sizeof detail,
+      "O max_err=%.3g (atol %.0e + rtol %.0e), bad=%d; lse max_err=%.3g (tol %.0e), bad=%d", maxErr,
+      atol, rtol, bad, maxLseErr, lseTol, badLse);
   report(name, bad == 0 && badLse == 0, detail);
 }
 
@@ -807,8 +825,9 @@ void benchFa2(bool causal) {
   cudaEventElapsedTime(&ms, e0, e1);
   ms /= iters;
   double flops = 4.0 * B * H * (double)S * S * D * (causal ? 0.5 : 1.0);
-  std::printf("INFO fa2 forward D=128 %s B=%d H=%d S=%d: %.3f ms, %.1f TFLOP/s (mma.sync, not tuned)\n",
-              causal ? "causal" : "non-causal", B, H, S, ms, flops / ms / 1e9);
+  std::printf(
+      "INFO fa2 forward D=128 %s B=%d H=%d S=%d: %.3f ms, %.1f TFLOP/s (mma.sync, not tuned)\n",
+      causal ? "causal" : "non-causal", B, H, S, ms, flops / ms / 1e9);
 }
 
 int main(int argc, char** argv) {
@@ -857,6 +876,11 @@ int main(int argc, char** argv) {
   testGemm<4, false, bf16, 64, 256, 128, 4>();
   testGemm<4, false, fp16, 128, 192, 128, 8>();
   testGemm<4, true, fp16, 64, 64, 64, 4>();
+  testGemm<5, false, bf16, 64, 64, 64, 4>();
+  testGemm<5, false, bf16, 256, 32, 64, 4>();
+  testGemm<5, false, fp16, 32, 48, 32, 2>();
+  testGemm<5, true, bf16, 64, 32, 64, 4>();
+  testGemm<5, false, bf16, 128, 64, 64, 8>();
 
   testReduce<64, 64, 4>();
   testReduce<64, 24, 2>();

@@ -1,10 +1,11 @@
 // RUN: metaattn-opt %s --convert-attn-to-tile | FileCheck %s
 
-// The chunked algorithm is two kernels. @gated_step0 walks the chunks of one (value tile,
-// head, batch) with the state in registers: it writes the state entering each chunk to the
-// chunk-states buffer (parameter 5, [B, H, ceil(S/64), 64, 32] bf16), reads the gates through
-// gate_mod, zeroes them past the sequence and scans them in f32, applies v_mod, scales K by
-// exp(G_last - G) into a transposed copy and updates the state. @gated_step1 handles one
+// The chunked algorithm is two kernels. @gated_step0 walks the chunks of one (key tile x
+// value tile, head, batch) with its part of the state in registers: it writes the state
+// entering each chunk to the chunk-states buffer (parameter 5, [B, H, ceil(S/64), 64, 32]
+// bf16), reads the gates through gate_mod, zeroes them past the sequence and scans them in
+// f32, applies v_mod, scales the rows of V by exp(G_last - G) in place, decays the state by
+// exp(G_last) and adds Kᵀ V, reading K as stored (transpose_a). @gated_step1 handles one
 // (chunk, head x value tile, batch): the intra-chunk scores decayed by exp(G_i - G_j) below the
 // diagonal, then Q scaled by exp(G) times the chunk's entering state.
 
@@ -22,17 +23,20 @@ func.func @gated(%q: tensor<?x?x2x64xbf16>, %k: tensor<?x?x2x64xbf16>, %v: tenso
 
 // CHECK-LABEL: tile.kernel @gated_step0
 // CHECK-SAME: tile.name = "chunk_states"
-// CHECK-SAME: grid = array<i64: 2, 3, 32, -1, 0, 4, 0, 0, 1>
+// CHECK-SAME: grid = array<i64: -1, 0, 1, -1, 0, 4, 0, 0, 1>
 // CHECK-SAME: tile.bindings = ["arg:0", "arg:1", "arg:2", "arg:3", "arg:4", "temp:0"]
-// CHECK: tile.alloc : memref<64x64xbf16, #tile.space<shared>>
-// CHECK-NEXT: tile.alloc : memref<64x32xbf16, #tile.space<shared>>
-// CHECK-NEXT: %[[KT:.*]] = tile.alloc : memref<64x64xbf16, #tile.space<shared>>
+// CHECK: %[[X:.*]] = tile.block_id 0
+// CHECK: %[[KTILE:.*]] = arith.divui %[[X]]
+// CHECK-NEXT: %[[K0:.*]] = arith.muli %[[KTILE]], %c64
+// CHECK: %[[K:.*]] = tile.alloc : memref<64x64xbf16, #tile.space<shared>>
+// CHECK-NEXT: %[[V:.*]] = tile.alloc : memref<64x32xbf16, #tile.space<shared>>
 // CHECK-NEXT: %[[GATES:.*]] = tile.alloc : memref<64xf32, #tile.space<shared>>
 // CHECK-NEXT: %[[STATE:.*]] = tile.alloc : memref<64x32xf32, #tile.space<fragment>>
 // CHECK: tile.fill %[[STATE]]
-// CHECK: tile.pipelined
-// CHECK-COUNT-2: tile.copy
-// CHECK: tile.copy %[[STATE]] to %arg5{{.*}} {dims = array<i64: 3, 4>} : memref<64x32xf32, #tile.space<fragment>> to !tile.tensor<?x4x?x64x32xbf16>
+// CHECK: tile.pipelined {{.*}} stages 3
+// CHECK: tile.copy %arg1[{{.*}}, %[[K0]]] to %[[K]]
+// CHECK-NEXT: tile.copy %arg2
+// CHECK-NEXT: tile.copy %[[STATE]] to %arg5[{{.*}}, %[[K0]], {{.*}}] {dims = array<i64: 3, 4>} : memref<64x32xf32, #tile.space<fragment>> to !tile.tensor<?x4x?x64x32xbf16>
 // CHECK: tile.parallel
 // CHECK: tile.read %{{.*}} : <?x?x4xf32> -> f32
 // CHECK: arith.select
@@ -41,9 +45,16 @@ func.func @gated(%q: tensor<?x?x2x64xbf16>, %k: tensor<?x?x2x64xbf16>, %v: tenso
 // CHECK-NEXT: tile.scan %[[GATES]] : memref<64xf32, #tile.space<shared>>
 // CHECK-NEXT: tile.barrier
 // CHECK: tile.read %{{.*}} : <4xf32> -> f32
-// CHECK: memref.store {{.*}}, %[[KT]][%arg8, %arg7]
+// CHECK: memref.store {{.*}}, %[[V]]
+// CHECK: tile.barrier
+// CHECK: tile.parallel (%[[J:.*]], %[[C:.*]]) in [64, 32]
 // CHECK: math.exp
-// CHECK: tile.gemm %[[KT]], {{.*}}, %[[STATE]]
+// CHECK: memref.store {{.*}}, %[[V]][%[[J]], %[[C]]]
+// CHECK: tile.parallel
+// CHECK: math.exp
+// CHECK: memref.store {{.*}}, %[[STATE]]
+// CHECK: tile.barrier
+// CHECK-NEXT: tile.gemm %[[K]], %[[V]], %[[STATE]] {transpose_a}
 
 // CHECK-LABEL: tile.kernel @gated_step1
 // CHECK-SAME: grid = array<i64: 0, 1, 64, -1, 0, 4, 0, 0, 1>

@@ -1,10 +1,11 @@
 //===- RecurrentKernelBuilder.cpp - attn.recurrent as a chunked tile.kernel --===//
 //
 // The chunked algorithm of linear attention, as two kernels. The states kernel gives one
-// block to each (batch b, head h, tile of BV value columns); it walks the sequence in chunks of
-// C tokens, keeping the state S (Dk x BV, f32) in registers, and writes the state entering
-// every chunk to a buffer [B, H, ceil(S / C), Dk, Dv] (16-bit) and the final state. The output
-// kernel then computes every (chunk, value tile, head, batch) in parallel from that buffer.
+// block to each (batch b, head h, tile of BK key rows x BV value columns of the state); it
+// walks the sequence in chunks of C tokens, keeping its part of the state S (BK x BV, f32) in
+// registers, and writes the state entering every chunk to a buffer [B, H, ceil(S / C), Dk, Dv]
+// (16-bit) and the final state. The output kernel then computes every (chunk, value tile,
+// head, batch) in parallel from that buffer.
 // With G_i the cumulative log-decay of the chunk up to row i (inclusive; a scan of the gates in
 // f32):
 //
@@ -12,8 +13,10 @@
 //   S_new = exp(G_last) ⊙ S + (K ⊙ exp(G_last - G))ᵀ V
 //
 // Every exponent is <= 0, so nothing overflows however strong the decay. Scalar gates (per
-// head or per token) make D a rank-one pattern applied after the Q Kᵀ gemm; vector gates
-// (GLA) make every (i, j) a sum over the key dim, computed element-wise. The q/k/v modifier
+// head or per token) make D a rank-one pattern applied after the Q Kᵀ gemm, and the states
+// kernel applies their decay to the rows of its V tile (BV wide) rather than of K; vector
+// gates (GLA) decay K per key dim and make every (i, j) of D a sum over the key dim, computed
+// element-wise. The state update reads K as stored (tile.gemm transpose_a). The q/k/v modifier
 // regions are applied in shared memory right after each chunk arrives; positions past the
 // sequence or the head dims are forced to zero, so any length works.
 //
@@ -65,7 +68,7 @@ private:
   void applyModifiers(Value t0);
   void intraChunk(Value t0);
   void interChunk();
-  void updateState(Value t0);
+  void updateState();
   void buildStatesBody();
   void buildOutputBody();
 
@@ -77,13 +80,14 @@ private:
   bool vectorGate = false, hasGate = false;
 
   bool outputKernel = false;
-  int64_t blockV = 0; // value columns per block: cfg.blockV or cfg.outputBlockV
+  int64_t blockV = 0;  // value columns per block: cfg.blockV or cfg.outputBlockV
+  int64_t keyCols = 0; // key columns of the K (and vector gate) buffers: cfg.blockK or all
   Value qParam, kParam, vParam, gateParam, initParam, statesParam, oParam, finalParam;
   SmallVector<Value> inputParams;
   SmallVector<SmallVector<RecurrentDim>> inputDims;
-  Value batch, head, qkHead, v0, seqLen;
+  Value batch, head, qkHead, k0, v0, seqLen;
   // Buffers.
-  Value qS, kS, vS, kT, stateS, gates, scores, probs, out, state;
+  Value qS, kS, vS, stateS, gates, scores, probs, out, state;
 };
 
 SmallVector<Value> RecurrentBuilder::readInputs(Value t, Value d) {
@@ -114,11 +118,11 @@ void RecurrentBuilder::loadGates(Value t0) {
   // the last chunk's total decay is that of its real rows.
   SmallVector<int64_t> shape = {chunk};
   if (vectorGate)
-    shape.push_back(cfg.paddedKeyDim);
+    shape.push_back(keyCols);
   SmallVector<Value> ivs;
   ParallelOp par = beginParallel(shape, ivs);
   Value t = add(t0, ivs[0]);
-  Value d = vectorGate ? ivs[1] : idx(0);
+  Value d = vectorGate ? add(k0, ivs[1]) : idx(0);
   SmallVector<Value> indices;
   switch (kind) {
   case GateKind::head:
@@ -153,7 +157,7 @@ void RecurrentBuilder::applyModifiers(Value t0) {
     int64_t cols, dim;
     Value colOffset;
   } operands[] = {{&op.getQMod(), qS, cfg.paddedKeyDim, keyDim, Value()},
-                  {&op.getKMod(), kS, cfg.paddedKeyDim, keyDim, Value()},
+                  {&op.getKMod(), kS, keyCols, keyDim, k0},
                   {&op.getVMod(), vS, blockV, valueDim, v0}};
   bool any = false;
   for (Operand &o : operands) {
@@ -231,28 +235,29 @@ void RecurrentBuilder::interChunk() {
   b.create<GemmOp>(loc, qS, stateS, out, /*transpose_b=*/false);
 }
 
-void RecurrentBuilder::updateState(Value t0) {
-  // Kᵀ scaled by the decay from each row to the chunk's end, then S = exp(G_last) S + K̂ᵀ V.
-  Value last = idx(chunk - 1);
-  {
-    SmallVector<Value> ivs;
-    ParallelOp par = beginParallel({chunk, cfg.paddedKeyDim}, ivs);
-    Value j = ivs[0], d = ivs[1];
-    Value k = toF32(load(kS, ivs));
-    if (hasGate)
-      k = mulF(k, expF(subF(logDecay(last, d), logDecay(j, d))));
-    k = select(lessThan(add(t0, j), seqLen), k, f32(0.0));
-    store(toElt(k), kT, {d, j});
-    endParallel(par);
-  }
+void RecurrentBuilder::updateState() {
+  // S = exp(G_last) ⊙ S + Kᵀ V̂. Scalar gates decay the rows of the value tile, V̂ = V ⊙
+  // exp(G_last - G_j) (BV columns, narrower than K); vector gates decay K per key dim. In
+  // place in shared memory; rows past the sequence are zero already (copies zero-fill them,
+  // the modifiers force them to zero), and their gates are zero, so their factor is one.
   if (hasGate) {
+    Value last = idx(chunk - 1);
+    Value scaled = vectorGate ? kS : vS;
     SmallVector<Value> ivs;
-    ParallelOp par = beginParallel({cfg.paddedKeyDim, blockV}, ivs);
-    store(mulF(load(state, ivs), expF(logDecay(last, ivs[0]))), state, ivs);
+    ParallelOp par = beginParallel({chunk, vectorGate ? keyCols : blockV}, ivs);
+    Value d = vectorGate ? ivs[1] : Value();
+    Value x = mulF(toF32(load(scaled, ivs)), expF(subF(logDecay(last, d), logDecay(ivs[0], d))));
+    store(toElt(x), scaled, ivs);
     endParallel(par);
+    SmallVector<Value> sivs;
+    ParallelOp spar = beginParallel({keyCols, blockV}, sivs);
+    Value decay = expF(logDecay(last, vectorGate ? sivs[0] : Value()));
+    store(mulF(load(state, sivs), decay), state, sivs);
+    endParallel(spar);
+    b.create<BarrierOp>(loc);
   }
-  b.create<BarrierOp>(loc);
-  b.create<GemmOp>(loc, kT, vS, state, /*transpose_b=*/false);
+  b.create<GemmOp>(loc, kS, vS, state, /*transpose_b=*/false, /*async=*/false,
+                   /*transpose_a=*/true);
 }
 
 void RecurrentBuilder::loadChunk(Value t0) {
@@ -263,7 +268,7 @@ void RecurrentBuilder::loadChunk(Value t0) {
   if (outputKernel)
     b.create<CopyOp>(loc, qParam, ValueRange{batch, t0, qkHead, zero}, qS, ValueRange{},
                      b.getDenseI64ArrayAttr({1, 3}), async);
-  b.create<CopyOp>(loc, kParam, ValueRange{batch, t0, qkHead, zero}, kS, ValueRange{},
+  b.create<CopyOp>(loc, kParam, ValueRange{batch, t0, qkHead, k0}, kS, ValueRange{},
                    b.getDenseI64ArrayAttr({1, 3}), async);
   b.create<CopyOp>(loc, vParam, ValueRange{batch, t0, head, v0}, vS, ValueRange{},
                    b.getDenseI64ArrayAttr({1, 3}), async);
@@ -272,12 +277,11 @@ void RecurrentBuilder::loadChunk(Value t0) {
 void RecurrentBuilder::buildStatesBody() {
   // S starts from the initial state (zero past the head dims) or zero.
   Type f32Type = b.getF32Type();
-  int64_t dk = cfg.paddedKeyDim, bv = blockV;
   if (initParam) {
     SmallVector<Value> ivs;
-    ParallelOp par = beginParallel({dk, bv}, ivs);
-    Value s =
-        b.create<ReadOp>(loc, f32Type, initParam, ValueRange{batch, head, ivs[0], add(v0, ivs[1])});
+    ParallelOp par = beginParallel({keyCols, blockV}, ivs);
+    Value s = b.create<ReadOp>(loc, f32Type, initParam,
+                               ValueRange{batch, head, add(k0, ivs[0]), add(v0, ivs[1])});
     store(s, state, ivs);
     endParallel(par);
   } else {
@@ -292,15 +296,15 @@ void RecurrentBuilder::buildStatesBody() {
     Value t0 = mul(j, idx(chunk));
     loadChunk(t0);
     // The state entering this chunk, for the output kernel.
-    b.create<CopyOp>(loc, state, ValueRange{}, statesParam, ValueRange{batch, head, j, idx(0), v0},
+    b.create<CopyOp>(loc, state, ValueRange{}, statesParam, ValueRange{batch, head, j, k0, v0},
                      b.getDenseI64ArrayAttr({3, 4}), false);
     if (hasGate)
       loadGates(t0);
     applyModifiers(t0);
-    updateState(t0);
+    updateState();
   }
   if (finalParam)
-    b.create<CopyOp>(loc, state, ValueRange{}, finalParam, ValueRange{batch, head, idx(0), v0},
+    b.create<CopyOp>(loc, state, ValueRange{}, finalParam, ValueRange{batch, head, k0, v0},
                      b.getDenseI64ArrayAttr({2, 3}), false);
 }
 
@@ -376,6 +380,7 @@ void RecurrentBuilder::declareParams(KernelOp kernel) {
 FailureOr<KernelOp> RecurrentBuilder::build(StringRef name, bool output) {
   outputKernel = output;
   blockV = output ? cfg.outputBlockV : cfg.blockV;
+  keyCols = output ? cfg.paddedKeyDim : cfg.blockK;
   auto qt = cast<RankedTensorType>(op.getQ().getType());
   auto vt = cast<RankedTensorType>(op.getV().getType());
   elt = qt.getElementType();
@@ -391,12 +396,13 @@ FailureOr<KernelOp> RecurrentBuilder::build(StringRef name, bool output) {
   kind = op.getGateKind();
   hasGate = kind != GateKind::none;
   vectorGate = kind == GateKind::vector;
-  if (chunk % (16 * cfg.warps) != 0 || cfg.paddedKeyDim % (16 * cfg.warps) != 0 || blockV % 16 != 0)
-    return op.emitOpError() << "chunk config needs the chunk and the padded key dim to be "
-                               "multiples of 16·warps and the value tile a multiple of 16, "
-                               "got chunk "
-                            << chunk << ", key dim " << cfg.paddedKeyDim << ", value tile "
-                            << blockV << ", warps " << cfg.warps;
+  if (chunk % (16 * cfg.warps) != 0 || cfg.paddedKeyDim % (16 * cfg.warps) != 0 ||
+      cfg.blockK % (16 * cfg.warps) != 0 || cfg.paddedKeyDim % cfg.blockK != 0 || blockV % 16 != 0)
+    return op.emitOpError() << "chunk config needs the chunk, the padded key dim and the key "
+                               "tile to be multiples of 16·warps, the key tile to divide the "
+                               "padded key dim and the value tile a multiple of 16, got chunk "
+                            << chunk << ", key dim " << cfg.paddedKeyDim << ", key tile "
+                            << cfg.blockK << ", value tile " << blockV << ", warps " << cfg.warps;
   for (Attribute attr : op.getInputDims()) {
     std::string error;
     auto dims = attn::parseRecurrentInputDims(cast<StringAttr>(attr).getValue(), error);
@@ -411,6 +417,7 @@ FailureOr<KernelOp> RecurrentBuilder::build(StringRef name, bool output) {
   };
   int64_t dk = cfg.paddedKeyDim, bv = blockV;
   int64_t valueTiles = (valueDim + bv - 1) / bv;
+  int64_t keyTiles = outputKernel ? 1 : dk / keyCols;
   SmallVector<Type> params;
   for (Value operand : op->getOperands())
     params.push_back(toGlobal(operand.getType()));
@@ -420,14 +427,19 @@ FailureOr<KernelOp> RecurrentBuilder::build(StringRef name, bool output) {
     params.push_back(toGlobal(op.getOutput().getType()));
   else if (op.getFinalState())
     params.push_back(toGlobal(op.getFinalState().getType()));
-  // Grid: states (value tiles, heads, batch); output (chunks, heads × value tiles, batch).
+  // Grid: states (key tiles × value tiles, heads, batch); output (chunks, heads × value
+  // tiles, batch).
   SmallVector<int64_t> grid =
       outputKernel ? SmallVector<int64_t>{0, 1, chunk, -1, 0, heads * valueTiles, 0, 0, 1}
-                   : SmallVector<int64_t>{2, 3, bv, -1, 0, heads, 0, 0, 1};
+                   : SmallVector<int64_t>{-1, 0, keyTiles * valueTiles, -1, 0, heads, 0, 0, 1};
   auto kernel = b.create<KernelOp>(loc, name, b.getFunctionType(params, {}),
                                    /*arg_attrs=*/nullptr, /*res_attrs=*/nullptr,
                                    b.getDenseI64ArrayAttr(grid), cfg.warps * 32);
   declareParams(kernel);
+  // Both kernels are small blocks (128 threads, 32-80 KB of shared memory) meant to run
+  // several per multiprocessor: the states kernel's blocks each walk the chunks serially and
+  // hide one another's latency.
+  kernel->setAttr(kNoWarpSpecializeAttr, b.getUnitAttr());
   Block *entry =
       b.createBlock(&kernel.getBody(), {}, params, SmallVector<Location>(params.size(), loc));
   b.setInsertionPointToStart(entry);
@@ -452,8 +464,11 @@ FailureOr<KernelOp> RecurrentBuilder::build(StringRef name, bool output) {
     Value y = b.create<BlockIdOp>(loc, b.getIndexType(), 1);
     head = b.create<arith::DivUIOp>(loc, y, idx(valueTiles));
     vTile = b.create<arith::RemUIOp>(loc, y, idx(valueTiles));
+    k0 = idx(0);
   } else {
-    vTile = b.create<BlockIdOp>(loc, b.getIndexType(), 0);
+    Value x = b.create<BlockIdOp>(loc, b.getIndexType(), 0);
+    k0 = mul(b.create<arith::DivUIOp>(loc, x, idx(valueTiles)), idx(keyCols));
+    vTile = b.create<arith::RemUIOp>(loc, x, idx(valueTiles));
     head = b.create<BlockIdOp>(loc, b.getIndexType(), 1);
   }
   batch = b.create<BlockIdOp>(loc, b.getIndexType(), 2);
@@ -462,16 +477,14 @@ FailureOr<KernelOp> RecurrentBuilder::build(StringRef name, bool output) {
   seqLen = b.create<DimOp>(loc, b.getIndexType(), qParam, 1);
 
   Type f32Type = b.getF32Type();
-  kS = alloc({chunk, dk}, elt, MemorySpace::shared);
+  kS = alloc({chunk, keyCols}, elt, MemorySpace::shared);
   vS = alloc({chunk, bv}, elt, MemorySpace::shared);
   if (outputKernel) {
     qS = alloc({chunk, dk}, elt, MemorySpace::shared);
     stateS = alloc({dk, bv}, elt, MemorySpace::shared);
-  } else {
-    kT = alloc({dk, chunk}, elt, MemorySpace::shared);
   }
   if (hasGate)
-    gates = vectorGate ? alloc({chunk, dk}, f32Type, MemorySpace::shared)
+    gates = vectorGate ? alloc({chunk, keyCols}, f32Type, MemorySpace::shared)
                        : alloc({chunk}, f32Type, MemorySpace::shared);
   if (outputKernel) {
     scores = alloc({chunk, chunk}, f32Type, MemorySpace::fragment);
@@ -479,7 +492,7 @@ FailureOr<KernelOp> RecurrentBuilder::build(StringRef name, bool output) {
     out = alloc({chunk, bv}, f32Type, MemorySpace::fragment);
     buildOutputBody();
   } else {
-    state = alloc({dk, bv}, f32Type, MemorySpace::fragment);
+    state = alloc({keyCols, bv}, f32Type, MemorySpace::fragment);
     buildStatesBody();
   }
   b.create<ReturnOp>(loc);
@@ -495,15 +508,17 @@ RecurrentTileConfig metaattn::chooseRecurrentConfig(int64_t keyDim, int64_t valu
   int64_t rowsPerWarpGroup = 16 * cfg.warps;
   cfg.paddedKeyDim = (keyDim + rowsPerWarpGroup - 1) / rowsPerWarpGroup * rowsPerWarpGroup;
   int64_t paddedValue = (valueDim + 15) / 16 * 16;
-  // Register budget: the state (Dk x BV f32) lives in registers next to the chunk's scores
-  // and output, so wide key dims take narrower value tiles.
-  cfg.blockV = std::min<int64_t>(paddedValue, cfg.paddedKeyDim > 128 ? 32 : 64);
+  // The states kernel splits the state into 64 x 64 tiles (32 f32 registers per thread):
+  // more blocks for small batches, and each block reads only its slices of K and V. Three
+  // stages of 16 KB keep the chunk loads ahead of the serial walk over the chunks.
+  cfg.blockK = rowsPerWarpGroup;
+  cfg.blockV = std::min<int64_t>(paddedValue, 64);
   // The output kernel reads the state from shared memory, not registers: wider value tiles
   // there recompute the chunk's Q·Kᵀ for fewer tiles.
   cfg.outputBlockV = std::min<int64_t>(paddedValue, 128);
-  cfg.stages = 2;
+  cfg.stages = 3;
   // Both kernels must fit the block's shared memory: narrow the output kernel's value tile,
-  // then drop the states kernel's second stage.
+  // then drop stages of the states kernel.
   while (cfg.outputBlockV > 16 &&
          cfg.sharedBytes(elementBytes, gate, /*output=*/true) > target.sharedBytesPerBlock)
     cfg.outputBlockV /= 2;
@@ -515,7 +530,7 @@ RecurrentTileConfig metaattn::chooseRecurrentConfig(int64_t keyDim, int64_t valu
 
 int64_t RecurrentTileConfig::sharedBytes(int64_t elementBytes, attn::GateKind gate,
                                          bool output) const {
-  int64_t gates = gate == attn::GateKind::vector ? chunk * paddedKeyDim * 4
+  int64_t gates = gate == attn::GateKind::vector ? chunk * (output ? paddedKeyDim : blockK) * 4
                   : gate != attn::GateKind::none ? chunk * 4
                                                  : 0;
   // Output kernel: q, k and v of one chunk and the chunk's entering state, once.
@@ -523,9 +538,9 @@ int64_t RecurrentTileConfig::sharedBytes(int64_t elementBytes, attn::GateKind ga
     return (2 * chunk * paddedKeyDim + chunk * outputBlockV + paddedKeyDim * outputBlockV) *
                elementBytes +
            gates;
-  // States kernel: k and v per pipeline stage, and the transposed, decayed k.
-  int64_t perStage = (chunk * paddedKeyDim + chunk * blockV) * elementBytes;
-  return perStage * stages + paddedKeyDim * chunk * elementBytes + gates;
+  // States kernel: its k and v slices per pipeline stage.
+  int64_t perStage = (chunk * blockK + chunk * blockV) * elementBytes;
+  return perStage * stages + gates;
 }
 
 FailureOr<std::pair<KernelOp, KernelOp>>

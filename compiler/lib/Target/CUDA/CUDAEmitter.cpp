@@ -330,7 +330,10 @@ LogicalResult Printer::printTileOp(Operation *op) {
   if (auto gemm = dyn_cast<GemmOp>(op)) {
     bool registerA = isFragment(gemm.getA().getType());
     const char *scope = gemm->hasAttr(kWgmmaAttr) ? "wg::" : "warp::";
-    line() << ns << scope << (registerA ? "gemmRS<" : "gemmSS<")
+    line() << ns << scope
+           << (registerA              ? "gemmRS<"
+               : gemm.getTransposeA() ? "gemmTS<"
+                                      : "gemmSS<")
            << (gemm.getTransposeB() ? "true" : "false") << (gemm.getAsync() ? ", false" : "")
            << ">(" << name(gemm.getC()) << ", " << name(gemm.getA()) << ", " << name(gemm.getB())
            << ");  // tile.gemm" << (gemm.getAsync() ? " (async)" : "") << "\n";

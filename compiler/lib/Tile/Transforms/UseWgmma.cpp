@@ -46,6 +46,8 @@ std::string whyNot(GemmOp gemm, int64_t warps) {
   if (!is16Bit(a.getElementType()) || !is16Bit(b.getElementType()) ||
       a.getElementType() != b.getElementType())
     return "the operands are not both bf16 or both f16";
+  if (gemm.getTransposeA())
+    return "A is transposed (warp::gemmTS on mma.sync reads it; no wgmma form yet)";
   if (isFragment(a)) {
     if (a.getRank() != 2 || a.getDimSize(0) != m || a.getDimSize(1) % 16 != 0)
       return "the register operand A does not match the accumulator's rows";

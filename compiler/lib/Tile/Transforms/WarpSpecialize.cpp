@@ -67,6 +67,8 @@ struct Plan {
 
 /// Fills `plan` for `kernel`, or says why it cannot be warp-specialised.
 std::string analyse(KernelOp kernel, Plan &plan) {
+  if (kernel->hasAttr(kNoWarpSpecializeAttr))
+    return "the kernel runs several blocks per multiprocessor (tile.no_warp_specialize)";
   SmallVector<PipelinedOp> loops;
   kernel.walk([&](PipelinedOp loop) { loops.push_back(loop); });
   if (loops.size() != 1)

@@ -233,7 +233,9 @@ LogicalResult GemmOp::verify() {
       !(a.getElementType().isBF16() || a.getElementType().isF16()))
     return emitOpError() << "A and B must both be bf16 or both f16, found " << a.getElementType()
                          << " and " << b.getElementType();
-  int64_t m = a.getDimSize(0), k = a.getDimSize(1);
+  if (getTransposeA() && !isShared(a))
+    return emitOpError() << "a transposed A (transpose_a) must be in shared memory, found " << a;
+  int64_t m = a.getDimSize(getTransposeA() ? 1 : 0), k = a.getDimSize(getTransposeA() ? 0 : 1);
   int64_t bk = getTransposeB() ? b.getDimSize(1) : b.getDimSize(0);
   int64_t n = getTransposeB() ? b.getDimSize(0) : b.getDimSize(1);
   if (bk != k)

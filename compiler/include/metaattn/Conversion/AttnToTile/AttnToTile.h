@@ -45,10 +45,11 @@ mlir::FailureOr<tile::KernelOp> buildAttentionKernel(mlir::OpBuilder &builder,
 
 /// Tiling of the chunked linear-attention kernel (attn.recurrent).
 struct RecurrentTileConfig {
-  /// Tokens per chunk; the key dim padded to whole warp row-tiles; the value columns a block
-  /// of the states kernel owns (its state lives in registers) and of the output kernel.
+  /// Tokens per chunk; the key dim padded to whole warp row-tiles; the key rows and value
+  /// columns of the state a block of the states kernel owns (in registers), and the value
+  /// columns of a block of the output kernel.
   int64_t chunk = 64, warps = 4, stages = 2;
-  int64_t paddedKeyDim = 0, blockV = 64, outputBlockV = 64;
+  int64_t paddedKeyDim = 0, blockK = 64, blockV = 64, outputBlockV = 64;
   /// Shared memory of the output kernel (`output`) or of the states kernel.
   int64_t sharedBytes(int64_t elementBytes, attn::GateKind gate, bool output) const;
 };

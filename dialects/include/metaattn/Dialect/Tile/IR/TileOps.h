@@ -41,6 +41,11 @@ FragmentLayoutAttr getFragmentLayout(mlir::Value buffer);
 /// tile-use-wgmma, read by the CUDA emitter).
 constexpr llvm::StringLiteral kWgmmaAttr = "tile.wgmma";
 
+/// Unit attribute of a tile.kernel that tile-warp-specialize leaves alone: one meant to run
+/// several blocks per multiprocessor, where the producer/consumer form (consumers raised to
+/// 240 registers) would leave room for one.
+constexpr llvm::StringLiteral kNoWarpSpecializeAttr = "tile.no_warp_specialize";
+
 } // namespace metaattn::tile
 
 #endif // METAATTN_DIALECT_TILE_IR_TILEOPS_H

@@ -135,15 +135,16 @@ def Tile_FillOp : Tile_Op<"fill"> {
 def Tile_GemmOp : Tile_Op<"gemm"> {
   let summary = "C += A · B (or A · Bᵀ) on the tensor cores";
   let description = [{
-    `c` is an f32 fragment [M, N]; `a` is [M, K] in shared memory or a fragment; `b` is [K, N]
-    in shared memory, or [N, K] with `transpose_b`.
+    `c` is an f32 fragment [M, N]; `a` is [M, K] in shared memory or a fragment, or [K, M] in
+    shared memory with `transpose_a` (C += Aᵀ · B: the state update Kᵀ · V of linear attention
+    reads K as stored); `b` is [K, N] in shared memory, or [N, K] with `transpose_b`.
 
     With `async` (only on gemms marked `tile.wgmma`) the gemm is issued and not waited for:
     until a later `tile.gemm_wait` that covers it, `c` must not be read or written, `a` (when
     a fragment) must not be written, and `b` must stay in place.
   }];
   let arguments = (ins Tile_LocalBuffer:$a, Tile_LocalBuffer:$b, Tile_LocalBuffer:$c,
-                       UnitAttr:$transpose_b, UnitAttr:$async);
+                       UnitAttr:$transpose_b, UnitAttr:$async, UnitAttr:$transpose_a);
   let assemblyFormat = [{
     $a `,` $b `,` $c attr-dict `:` type($a) `,` type($b) `,` type($c)
   }];
