@@ -29,23 +29,30 @@ for spec in $SHAPES; do
 import csv, sys
 rows = [r for r in csv.reader(open(sys.argv[1])) if len(r) > 5]
 if len(rows) < 2:
-    print(f"{sys.argv[2]:<44s} ncu gave no rows (see {sys.argv[1]}.err)")
+    print(f"{sys.argv[2]:<44s} ncu gave no rows: " +
+          " | ".join(open(sys.argv[1] + ".err").read().splitlines()[-3:] +
+                     open(sys.argv[1]).read().splitlines()[:3]))
     sys.exit(0)
 head = rows[0]
 col = {name: head.index(name) for name in head}
 def get(r, m):
     return r[col[m]] if m in col else "?"
-for r in rows[1:]:
-    if not r[col["Kernel Name"]].startswith("attention") and "step" not in r[col["Kernel Name"]]:
-        continue
+def num(r, m):
     try:
-        float(get(r, "gpu__time_duration.sum"))
+        return float(get(r, m).replace(",", ""))
     except ValueError:
+        return None
+printed = 0
+for r in rows[1:]:
+    if num(r, "gpu__time_duration.sum") is None:
         continue  # the units row
     print(f"{sys.argv[2]:<44s} {r[col['Kernel Name']][:16]:<16s} "
-          f"{float(get(r, 'gpu__time_duration.sum')) / 1000:10.1f} "
-          f"{float(get(r, 'sm__throughput.avg.pct_of_peak_sustained_elapsed')):6.1f} "
-          f"{float(get(r, 'dram__throughput.avg.pct_of_peak_sustained_elapsed')):6.1f} "
-          f"{float(get(r, 'sm__warps_active.avg.pct_of_peak_sustained_active')):6.1f}")
+          f"{num(r, 'gpu__time_duration.sum') / 1000:10.1f} "
+          f"{num(r, 'sm__throughput.avg.pct_of_peak_sustained_elapsed') or 0:6.1f} "
+          f"{num(r, 'dram__throughput.avg.pct_of_peak_sustained_elapsed') or 0:6.1f} "
+          f"{num(r, 'sm__warps_active.avg.pct_of_peak_sustained_active') or 0:6.1f}")
+    printed += 1
+if not printed:
+    print(f"{sys.argv[2]:<44s} no kernel rows; header: {head[:12]}; first: {rows[1][:12]}")
 EOF
 done | tee "$OUT/profile_linear.txt"

@@ -6,8 +6,10 @@
 // bf16), reads the gates through gate_mod, zeroes them past the sequence and scans them in
 // f32, applies v_mod, scales the rows of V by exp(G_last - G) in place, decays the state by
 // exp(G_last) and adds Kᵀ V, reading K as stored (transpose_a). @gated_step1 handles one
-// (chunk, head x value tile, batch): the intra-chunk scores decayed by exp(G_i - G_j) below the
-// diagonal, then Q scaled by exp(G) times the chunk's entering state.
+// (chunk, head x value tile, batch): V and the gates once, then a pipelined loop over the key
+// tiles adding Q Kᵀ to the scores and Q times the entering state's rows to the output; after
+// it the output rows are scaled by exp(G), the scores decayed by exp(G_i - G_j) below the
+// diagonal, and P V added.
 
 func.func @gated(%q: tensor<?x?x2x64xbf16>, %k: tensor<?x?x2x64xbf16>, %v: tensor<?x?x4x32xbf16>,
                  %g: tensor<?x?x4xf32>, %scale: tensor<4xf32>) -> tensor<?x?x4x32xbf16> {
@@ -59,21 +61,34 @@ func.func @gated(%q: tensor<?x?x2x64xbf16>, %k: tensor<?x?x2x64xbf16>, %v: tenso
 // CHECK-LABEL: tile.kernel @gated_step1
 // CHECK-SAME: grid = array<i64: 0, 1, 64, -1, 0, 4, 0, 0, 1>
 // CHECK-SAME: tile.bindings = ["arg:0", "arg:1", "arg:2", "arg:3", "arg:4", "temp:0", "result:0"]
-// CHECK: tile.alloc : memref<64x64xbf16, #tile.space<shared>>
-// CHECK-NEXT: tile.alloc : memref<64x32xbf16, #tile.space<shared>>
-// CHECK-NEXT: tile.alloc : memref<64x64xbf16, #tile.space<shared>>
+// CHECK: %[[K:.*]] = tile.alloc : memref<64x64xbf16, #tile.space<shared>>
+// CHECK-NEXT: %[[V:.*]] = tile.alloc : memref<64x32xbf16, #tile.space<shared>>
+// CHECK-NEXT: %[[Q:.*]] = tile.alloc : memref<64x64xbf16, #tile.space<shared>>
 // CHECK-NEXT: %[[STATES:.*]] = tile.alloc : memref<64x32xbf16, #tile.space<shared>>
-// CHECK: %[[OUT:.*]] = tile.alloc : memref<64x32xf32, #tile.space<fragment>>
-// CHECK: tile.copy %arg5{{.*}} to %[[STATES]] {async, dims = array<i64: 3, 4>}
+// CHECK-NEXT: %[[GATES:.*]] = tile.alloc : memref<64xf32, #tile.space<shared>>
+// CHECK-NEXT: %[[SCORES:.*]] = tile.alloc : memref<64x64xf32, #tile.space<fragment>>
+// CHECK-NEXT: %[[P:.*]] = tile.alloc : memref<64x64xbf16, #tile.space<fragment>>
+// CHECK-NEXT: %[[OUT:.*]] = tile.alloc : memref<64x32xf32, #tile.space<fragment>>
+// CHECK: tile.copy %arg2{{.*}} to %[[V]] {async, dims = array<i64: 1, 3>}
 // CHECK-NEXT: tile.async_commit
+// CHECK: tile.scan %[[GATES]]
+// CHECK: tile.pipelined %[[KT:.*]] = %{{.*}} to %{{.*}} stages 2
+// CHECK-NEXT: %[[C64:.*]] = arith.constant 64 : index
+// CHECK-NEXT: %[[KK:.*]] = arith.muli %[[KT]], %[[C64]]
+// CHECK-NEXT: tile.copy %arg0[{{.*}}, %[[KK]]] to %[[Q]]
+// CHECK-NEXT: tile.copy %arg1[{{.*}}, %[[KK]]] to %[[K]]
+// CHECK-NEXT: tile.copy %arg5[{{.*}}, %[[KK]], {{.*}}] to %[[STATES]] {dims = array<i64: 3, 4>}
+// CHECK-NEXT: tile.gemm %[[Q]], %[[K]], %[[SCORES]] {transpose_b}
+// CHECK-NEXT: tile.gemm %[[Q]], %[[STATES]], %[[OUT]]
+// CHECK-NEXT: }
 // CHECK-NEXT: tile.async_wait 0
 // CHECK-NEXT: tile.barrier
-// CHECK: tile.scan
-// CHECK: tile.gemm {{.*}} {transpose_b}
-// CHECK: tile.parallel
+// CHECK: memref.store {{.*}}, %[[V]]
+// CHECK: tile.barrier
+// CHECK: math.exp
+// CHECK: memref.store {{.*}}, %[[OUT]]
 // CHECK: arith.cmpi sle
 // CHECK: math.exp
-// CHECK: tile.gemm {{.*}}, %[[OUT]]
-// CHECK: math.exp
-// CHECK: tile.gemm {{.*}}, %[[STATES]], %[[OUT]]
-// CHECK: tile.copy %[[OUT]] to %arg6
+// CHECK: memref.store {{.*}}, %[[P]]
+// CHECK: tile.gemm %[[P]], %[[V]], %[[OUT]]
+// CHECK-NEXT: tile.copy %[[OUT]] to %arg6

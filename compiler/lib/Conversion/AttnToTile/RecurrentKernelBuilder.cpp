@@ -5,7 +5,8 @@
 // walks the sequence in chunks of C tokens, keeping its part of the state S (BK x BV, f32) in
 // registers, and writes the state entering every chunk to a buffer [B, H, ceil(S / C), Dk, Dv]
 // (16-bit) and the final state. The output kernel then computes every (chunk, value tile,
-// head, batch) in parallel from that buffer.
+// head, batch) in parallel from that buffer, walking the key dim in tiles of BK (a pipelined
+// loop over Q, K and the entering state's rows; V and the gates arrive once).
 // With G_i the cumulative log-decay of the chunk up to row i (inclusive; a scan of the gates in
 // f32):
 //
@@ -63,11 +64,10 @@ private:
   Value logDecay(Value i, Value d) { return vectorGate ? load(gates, {i, d}) : load(gates, {i}); }
 
   void declareParams(KernelOp kernel);
-  void loadChunk(Value t0);
   void loadGates(Value t0);
-  void applyModifiers(Value t0);
-  void intraChunk(Value t0);
-  void interChunk();
+  void applyModifiers(Value t0, Value keyOffset, bool keys, bool values);
+  void accumulateKeyTile(Value keyOffset);
+  void finishChunk();
   void updateState();
   void buildStatesBody();
   void buildOutputBody();
@@ -80,8 +80,9 @@ private:
   bool vectorGate = false, hasGate = false;
 
   bool outputKernel = false;
-  int64_t blockV = 0;  // value columns per block: cfg.blockV or cfg.outputBlockV
-  int64_t keyCols = 0; // key columns of the K (and vector gate) buffers: cfg.blockK or all
+  int64_t blockV = 0;   // value columns per block: cfg.blockV or cfg.outputBlockV
+  int64_t keyCols = 0;  // key columns of the Q and K buffers (cfg.blockK)
+  int64_t gateCols = 0; // key columns of the vector gates: the block's key tile or all
   Value qParam, kParam, vParam, gateParam, initParam, statesParam, oParam, finalParam;
   SmallVector<Value> inputParams;
   SmallVector<SmallVector<RecurrentDim>> inputDims;
@@ -118,7 +119,7 @@ void RecurrentBuilder::loadGates(Value t0) {
   // the last chunk's total decay is that of its real rows.
   SmallVector<int64_t> shape = {chunk};
   if (vectorGate)
-    shape.push_back(keyCols);
+    shape.push_back(gateCols);
   SmallVector<Value> ivs;
   ParallelOp par = beginParallel(shape, ivs);
   Value t = add(t0, ivs[0]);
@@ -149,25 +150,26 @@ void RecurrentBuilder::loadGates(Value t0) {
   b.create<BarrierOp>(loc);
 }
 
-void RecurrentBuilder::applyModifiers(Value t0) {
-  // In place in shared memory; elements past the sequence or the head dim become zero.
+void RecurrentBuilder::applyModifiers(Value t0, Value keyOffset, bool keys, bool values) {
+  // In place in shared memory; elements past the sequence or the head dim become zero. The
+  // key operands (q in the output kernel, k) are the key tile at `keyOffset`.
   struct Operand {
     Region *region;
     Value buffer;
     int64_t cols, dim;
     Value colOffset;
-  } operands[] = {{&op.getQMod(), qS, cfg.paddedKeyDim, keyDim, Value()},
-                  {&op.getKMod(), kS, keyCols, keyDim, k0},
-                  {&op.getVMod(), vS, blockV, valueDim, v0}};
+  } operands[] = {{&op.getQMod(), keys && outputKernel ? qS : Value(), keyCols, keyDim, keyOffset},
+                  {&op.getKMod(), keys ? kS : Value(), keyCols, keyDim, keyOffset},
+                  {&op.getVMod(), values ? vS : Value(), blockV, valueDim, v0}};
   bool any = false;
   for (Operand &o : operands) {
-    if (o.region->empty() || (o.buffer == qS && !outputKernel))
+    if (o.region->empty() || !o.buffer)
       continue;
     any = true;
     SmallVector<Value> ivs;
     ParallelOp par = beginParallel({chunk, o.cols}, ivs);
     Value t = add(t0, ivs[0]);
-    Value d = o.colOffset ? add(o.colOffset, ivs[1]) : ivs[1];
+    Value d = add(o.colOffset, ivs[1]);
     Value x = modify(*o.region, toF32(load(o.buffer, ivs)), t, d);
     Value valid = andI(lessThan(t, seqLen), lessThan(d, idx(o.dim)));
     store(toElt(select(valid, x, f32(0.0))), o.buffer, ivs);
@@ -177,11 +179,59 @@ void RecurrentBuilder::applyModifiers(Value t0) {
     b.create<BarrierOp>(loc);
 }
 
-void RecurrentBuilder::intraChunk(Value t0) {
-  // P = (Q Kᵀ ⊙ D), causal within the chunk; O = P V.
-  b.create<FillOp>(loc, scores, f32(0.0));
-  if (!vectorGate)
+void RecurrentBuilder::accumulateKeyTile(Value keyOffset) {
+  // One key tile of the output kernel: scores += Q_k K_kᵀ (vector gates: the decayed sum
+  // over the tile's key dims, element-wise) and out += Q_k S_k. Vector gates scale Q_k by
+  // exp(G) in place for the second; scalar gates do it on the output rows after the loop.
+  if (vectorGate) {
+    SmallVector<Value> ivs;
+    ParallelOp par = beginParallel({chunk, chunk}, ivs);
+    Value i = ivs[0], j = ivs[1];
+    Value keep = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::sle, j, i);
+    auto ifKeep = b.create<scf::IfOp>(loc, b.getF32Type(), keep, /*withElse=*/true);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(&ifKeep.getThenRegion().front());
+      // Σ_d q_id k_jd exp(G_id - G_jd): the decay differs per key dim.
+      auto loop = b.create<scf::ForOp>(loc, idx(0), idx(keyCols), idx(1), ValueRange{f32(0.0)});
+      {
+        OpBuilder::InsertionGuard inner(b);
+        b.setInsertionPointToStart(loop.getBody());
+        Value dl = loop.getInductionVar();
+        Value d = add(keyOffset, dl);
+        Value qk = mulF(toF32(load(qS, {i, dl})), toF32(load(kS, {j, dl})));
+        Value w = mulF(qk, expF(subF(logDecay(i, d), logDecay(j, d))));
+        b.create<scf::YieldOp>(
+            loc, b.create<arith::AddFOp>(loc, loop.getRegionIterArgs()[0], w).getResult());
+      }
+      b.create<scf::YieldOp>(loc, loop.getResult(0));
+      b.setInsertionPointToStart(&ifKeep.getElseRegion().front());
+      b.create<scf::YieldOp>(loc, f32(0.0));
+    }
+    store(b.create<arith::AddFOp>(loc, load(scores, ivs), ifKeep.getResult(0)), scores, ivs);
+    endParallel(par);
+    b.create<BarrierOp>(loc);
+    SmallVector<Value> qivs;
+    ParallelOp qpar = beginParallel({chunk, keyCols}, qivs);
+    Value q = toF32(load(qS, qivs));
+    store(toElt(mulF(q, expF(logDecay(qivs[0], add(keyOffset, qivs[1]))))), qS, qivs);
+    endParallel(qpar);
+    b.create<BarrierOp>(loc);
+  } else {
     b.create<GemmOp>(loc, qS, kS, scores, /*transpose_b=*/true);
+  }
+  b.create<GemmOp>(loc, qS, stateS, out, /*transpose_b=*/false);
+}
+
+void RecurrentBuilder::finishChunk() {
+  // Scalar gates: out = exp(G_i) · (Q S)_i; then P = scores ⊙ D, causal within the chunk
+  // (vector gates have D in the scores already), and out += P V.
+  if (hasGate && !vectorGate) {
+    SmallVector<Value> ivs;
+    ParallelOp par = beginParallel({chunk, blockV}, ivs);
+    store(mulF(load(out, ivs), expF(logDecay(ivs[0], Value()))), out, ivs);
+    endParallel(par);
+  }
   SmallVector<Value> ivs;
   ParallelOp par = beginParallel({chunk, chunk}, ivs);
   Value i = ivs[0], j = ivs[1];
@@ -190,49 +240,16 @@ void RecurrentBuilder::intraChunk(Value t0) {
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(&ifKeep.getThenRegion().front());
-    Value s;
-    if (vectorGate) {
-      // Σ_d q_id k_jd exp(G_id - G_jd): the decay differs per key dim.
-      auto loop =
-          b.create<scf::ForOp>(loc, idx(0), idx(cfg.paddedKeyDim), idx(1), ValueRange{f32(0.0)});
-      OpBuilder::InsertionGuard inner(b);
-      b.setInsertionPointToStart(loop.getBody());
-      Value d = loop.getInductionVar();
-      Value qk = mulF(toF32(load(qS, {i, d})), toF32(load(kS, {j, d})));
-      Value w = mulF(qk, expF(subF(logDecay(i, d), logDecay(j, d))));
-      Value acc = b.create<arith::AddFOp>(loc, loop.getRegionIterArgs()[0], w);
-      b.create<scf::YieldOp>(loc, acc);
-      b.setInsertionPointAfter(loop);
-      s = loop.getResult(0);
-    } else {
-      s = load(scores, ivs);
-      if (hasGate)
-        s = mulF(s, expF(subF(logDecay(i, Value()), logDecay(j, Value()))));
-    }
+    Value s = load(scores, ivs);
+    if (hasGate && !vectorGate)
+      s = mulF(s, expF(subF(logDecay(i, Value()), logDecay(j, Value()))));
     b.create<scf::YieldOp>(loc, s);
     b.setInsertionPointToStart(&ifKeep.getElseRegion().front());
     b.create<scf::YieldOp>(loc, f32(0.0));
   }
   store(toElt(ifKeep.getResult(0)), probs, ivs);
   endParallel(par);
-  b.create<FillOp>(loc, out, f32(0.0));
   b.create<GemmOp>(loc, probs, vS, out, /*transpose_b=*/false);
-  (void)t0;
-}
-
-void RecurrentBuilder::interChunk() {
-  // O += (Q ⊙ exp(G)) S, the contribution of every earlier chunk through the state; Q is
-  // scaled in place once every warp is done with it.
-  if (hasGate) {
-    b.create<BarrierOp>(loc);
-    SmallVector<Value> ivs;
-    ParallelOp par = beginParallel({chunk, cfg.paddedKeyDim}, ivs);
-    Value q = toF32(load(qS, ivs));
-    store(toElt(mulF(q, expF(logDecay(ivs[0], ivs[1])))), qS, ivs);
-    endParallel(par);
-    b.create<BarrierOp>(loc);
-  }
-  b.create<GemmOp>(loc, qS, stateS, out, /*transpose_b=*/false);
 }
 
 void RecurrentBuilder::updateState() {
@@ -260,20 +277,6 @@ void RecurrentBuilder::updateState() {
                    /*transpose_a=*/true);
 }
 
-void RecurrentBuilder::loadChunk(Value t0) {
-  // The states kernel's loop is pipelined (its copies become async there); the output
-  // kernel issues its copies asynchronously itself and waits for them in buildOutputBody.
-  Value zero = idx(0);
-  bool async = outputKernel;
-  if (outputKernel)
-    b.create<CopyOp>(loc, qParam, ValueRange{batch, t0, qkHead, zero}, qS, ValueRange{},
-                     b.getDenseI64ArrayAttr({1, 3}), async);
-  b.create<CopyOp>(loc, kParam, ValueRange{batch, t0, qkHead, k0}, kS, ValueRange{},
-                   b.getDenseI64ArrayAttr({1, 3}), async);
-  b.create<CopyOp>(loc, vParam, ValueRange{batch, t0, head, v0}, vS, ValueRange{},
-                   b.getDenseI64ArrayAttr({1, 3}), async);
-}
-
 void RecurrentBuilder::buildStatesBody() {
   // S starts from the initial state (zero past the head dims) or zero.
   Type f32Type = b.getF32Type();
@@ -294,13 +297,17 @@ void RecurrentBuilder::buildStatesBody() {
     Value j = loop.getInductionVar();
     b.setInsertionPoint(loop.getBody().front().getTerminator());
     Value t0 = mul(j, idx(chunk));
-    loadChunk(t0);
+    // K and V slices of the chunk (the pipeline makes these copies async).
+    b.create<CopyOp>(loc, kParam, ValueRange{batch, t0, qkHead, k0}, kS, ValueRange{},
+                     b.getDenseI64ArrayAttr({1, 3}), false);
+    b.create<CopyOp>(loc, vParam, ValueRange{batch, t0, head, v0}, vS, ValueRange{},
+                     b.getDenseI64ArrayAttr({1, 3}), false);
     // The state entering this chunk, for the output kernel.
     b.create<CopyOp>(loc, state, ValueRange{}, statesParam, ValueRange{batch, head, j, k0, v0},
                      b.getDenseI64ArrayAttr({3, 4}), false);
     if (hasGate)
       loadGates(t0);
-    applyModifiers(t0);
+    applyModifiers(t0, k0, /*keys=*/true, /*values=*/true);
     updateState();
   }
   if (finalParam)
@@ -309,20 +316,35 @@ void RecurrentBuilder::buildStatesBody() {
 }
 
 void RecurrentBuilder::buildOutputBody() {
-  // One chunk: the state entering it comes from the states kernel.
+  // One chunk of one value tile. V (and the gates) once, ahead of the key-tile loop; the
+  // state entering the chunk comes from the states kernel, a key tile at a time.
   Value j = b.create<BlockIdOp>(loc, b.getIndexType(), 0);
   Value t0 = mul(j, idx(chunk));
-  loadChunk(t0);
-  b.create<CopyOp>(loc, statesParam, ValueRange{batch, head, j, idx(0), v0}, stateS, ValueRange{},
-                   b.getDenseI64ArrayAttr({3, 4}), /*async=*/true);
+  b.create<CopyOp>(loc, vParam, ValueRange{batch, t0, head, v0}, vS, ValueRange{},
+                   b.getDenseI64ArrayAttr({1, 3}), /*async=*/true);
   b.create<AsyncCommitOp>(loc);
-  b.create<AsyncWaitOp>(loc, 0);
-  b.create<BarrierOp>(loc);
   if (hasGate)
     loadGates(t0);
-  applyModifiers(t0);
-  intraChunk(t0);
-  interChunk();
+  b.create<FillOp>(loc, scores, f32(0.0));
+  b.create<FillOp>(loc, out, f32(0.0));
+  auto loop = b.create<PipelinedOp>(loc, idx(0), idx(cfg.paddedKeyDim / keyCols), cfg.outputStages);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(loop.getBody().front().getTerminator());
+    Value kk = mul(loop.getInductionVar(), idx(keyCols));
+    b.create<CopyOp>(loc, qParam, ValueRange{batch, t0, qkHead, kk}, qS, ValueRange{},
+                     b.getDenseI64ArrayAttr({1, 3}), false);
+    b.create<CopyOp>(loc, kParam, ValueRange{batch, t0, qkHead, kk}, kS, ValueRange{},
+                     b.getDenseI64ArrayAttr({1, 3}), false);
+    b.create<CopyOp>(loc, statesParam, ValueRange{batch, head, j, kk, v0}, stateS, ValueRange{},
+                     b.getDenseI64ArrayAttr({3, 4}), false);
+    applyModifiers(t0, kk, /*keys=*/true, /*values=*/false);
+    accumulateKeyTile(kk);
+  }
+  b.create<AsyncWaitOp>(loc, 0);
+  b.create<BarrierOp>(loc);
+  applyModifiers(t0, Value(), /*keys=*/false, /*values=*/true);
+  finishChunk();
   b.create<CopyOp>(loc, out, ValueRange{}, oParam, ValueRange{batch, t0, head, v0},
                    b.getDenseI64ArrayAttr({1, 3}), false);
 }
@@ -380,7 +402,8 @@ void RecurrentBuilder::declareParams(KernelOp kernel) {
 FailureOr<KernelOp> RecurrentBuilder::build(StringRef name, bool output) {
   outputKernel = output;
   blockV = output ? cfg.outputBlockV : cfg.blockV;
-  keyCols = output ? cfg.paddedKeyDim : cfg.blockK;
+  keyCols = cfg.blockK;
+  gateCols = output ? cfg.paddedKeyDim : cfg.blockK;
   auto qt = cast<RankedTensorType>(op.getQ().getType());
   auto vt = cast<RankedTensorType>(op.getV().getType());
   elt = qt.getElementType();
@@ -480,11 +503,11 @@ FailureOr<KernelOp> RecurrentBuilder::build(StringRef name, bool output) {
   kS = alloc({chunk, keyCols}, elt, MemorySpace::shared);
   vS = alloc({chunk, bv}, elt, MemorySpace::shared);
   if (outputKernel) {
-    qS = alloc({chunk, dk}, elt, MemorySpace::shared);
-    stateS = alloc({dk, bv}, elt, MemorySpace::shared);
+    qS = alloc({chunk, keyCols}, elt, MemorySpace::shared);
+    stateS = alloc({keyCols, bv}, elt, MemorySpace::shared);
   }
   if (hasGate)
-    gates = vectorGate ? alloc({chunk, keyCols}, f32Type, MemorySpace::shared)
+    gates = vectorGate ? alloc({chunk, gateCols}, f32Type, MemorySpace::shared)
                        : alloc({chunk}, f32Type, MemorySpace::shared);
   if (outputKernel) {
     scores = alloc({chunk, chunk}, f32Type, MemorySpace::fragment);
@@ -513,8 +536,8 @@ RecurrentTileConfig metaattn::chooseRecurrentConfig(int64_t keyDim, int64_t valu
   // stages of 16 KB keep the chunk loads ahead of the serial walk over the chunks.
   cfg.blockK = rowsPerWarpGroup;
   cfg.blockV = std::min<int64_t>(paddedValue, 64);
-  // The output kernel reads the state from shared memory, not registers: wider value tiles
-  // there recompute the chunk's Q·Kᵀ for fewer tiles.
+  // The output kernel reads the state from shared memory, a key tile at a time: wider value
+  // tiles there recompute the chunk's Q·Kᵀ for fewer tiles.
   cfg.outputBlockV = std::min<int64_t>(paddedValue, 128);
   cfg.stages = 3;
   // Both kernels must fit the block's shared memory: narrow the output kernel's value tile,
@@ -533,9 +556,9 @@ int64_t RecurrentTileConfig::sharedBytes(int64_t elementBytes, attn::GateKind ga
   int64_t gates = gate == attn::GateKind::vector ? chunk * (output ? paddedKeyDim : blockK) * 4
                   : gate != attn::GateKind::none ? chunk * 4
                                                  : 0;
-  // Output kernel: q, k and v of one chunk and the chunk's entering state, once.
+  // Output kernel: the key tiles of q and k and the state's rows per stage, v once.
   if (output)
-    return (2 * chunk * paddedKeyDim + chunk * outputBlockV + paddedKeyDim * outputBlockV) *
+    return ((2 * chunk * blockK + blockK * outputBlockV) * outputStages + chunk * outputBlockV) *
                elementBytes +
            gates;
   // States kernel: its k and v slices per pipeline stage.

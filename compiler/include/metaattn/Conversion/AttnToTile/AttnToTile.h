@@ -47,8 +47,10 @@ mlir::FailureOr<tile::KernelOp> buildAttentionKernel(mlir::OpBuilder &builder,
 struct RecurrentTileConfig {
   /// Tokens per chunk; the key dim padded to whole warp row-tiles; the key rows and value
   /// columns of the state a block of the states kernel owns (in registers), and the value
-  /// columns of a block of the output kernel.
-  int64_t chunk = 64, warps = 4, stages = 2;
+  /// columns of a block of the output kernel; the pipeline stages of the states kernel's
+  /// chunk loop and of the output kernel's key-tile loop.
+  int64_t chunk = 64, warps = 4, stages = 2, outputStages = 2;
+  /// blockK is also the key tile of the output kernel's loop.
   int64_t paddedKeyDim = 0, blockK = 64, blockV = 64, outputBlockV = 64;
   /// Shared memory of the output kernel (`output`) or of the states kernel.
   int64_t sharedBytes(int64_t elementBytes, attn::GateKind gate, bool output) const;

@@ -1,0 +1,88 @@
+// The chunked kernels with several key tiles (Dk = 136, padded to 192: three tiles of the
+// states kernel's state and of the output kernel's key loop) and several value tiles
+// (Dv = 72 and 200), for every gate kind, with an initial and a final state, at lengths that
+// end inside a chunk. The CPU tile executor runs the lowered kernels against the
+// token-by-token oracle.
+// RUN: metaattn-run %s --device=cpu --batch=1 --seq-q=70 | FileCheck %s
+// RUN: metaattn-run %s --device=cpu --batch=2 --seq-q=129 --function=gla_vector | FileCheck %s --check-prefix=GLA
+// RUN: metaattn-opt %s --convert-attn-to-tile | FileCheck %s --check-prefix=LOWER
+
+// CHECK-DAG: PASS linear_states
+// CHECK-DAG: PASS retnet
+// CHECK-DAG: PASS gated
+// CHECK-DAG: PASS gla_vector
+// GLA: PASS gla_vector
+
+// Three key tiles in both kernels: 3 x (Dv / 64 rounded up) state tiles in the states
+// kernel's grid, and a three-step key loop in the output kernel.
+// LOWER-LABEL: tile.kernel @gated_step0
+// LOWER-SAME: grid = array<i64: -1, 0, 12, -1, 0, 2, 0, 0, 1>
+// LOWER: tile.gemm {{.*}} {transpose_a}
+// LOWER-LABEL: tile.kernel @gated_step1
+// LOWER: %[[C3:.*]] = arith.constant 3 : index
+// LOWER: tile.pipelined %{{.*}} = %{{.*}} to %[[C3]]
+
+func.func @linear_states(%q: tensor<?x?x1x136xbf16>, %k: tensor<?x?x1x136xbf16>,
+                         %v: tensor<?x?x1x72xbf16>, %h0: tensor<?x1x136x72xf32>)
+    -> (tensor<?x?x1x72xbf16>, tensor<?x1x136x72xf32>) {
+  %o, %ht = attn.recurrent %q, %k, %v initial_state(%h0 : tensor<?x1x136x72xf32>) q_mod {
+  ^bb0(%x: f32, %b: index, %t: index, %h: index, %d: index):
+    %c = arith.constant 0.0857492925 : f32
+    %y = arith.mulf %x, %c : f32
+    attn.yield %y : f32
+  } {gate_kind = #attn<gate none>}
+    : tensor<?x?x1x136xbf16>, tensor<?x?x1x136xbf16>, tensor<?x?x1x72xbf16>
+      -> tensor<?x?x1x72xbf16>, tensor<?x1x136x72xf32>
+  return %o, %ht : tensor<?x?x1x72xbf16>, tensor<?x1x136x72xf32>
+}
+
+func.func @retnet(%q: tensor<?x?x2x136xbf16>, %k: tensor<?x?x2x136xbf16>,
+                  %v: tensor<?x?x2x200xbf16>, %g: tensor<2xf32>) -> tensor<?x?x2x200xbf16> {
+  %o = attn.recurrent %q, %k, %v gate(%g : tensor<2xf32>) q_mod {
+  ^bb0(%x: f32, %b: index, %t: index, %h: index, %d: index):
+    %c = arith.constant 0.0857492925 : f32
+    %y = arith.mulf %x, %c : f32
+    attn.yield %y : f32
+  } {gate_kind = #attn<gate head>}
+    : tensor<?x?x2x136xbf16>, tensor<?x?x2x136xbf16>, tensor<?x?x2x200xbf16>
+      -> tensor<?x?x2x200xbf16>
+  return %o : tensor<?x?x2x200xbf16>
+}
+
+func.func @gated(%q: tensor<?x?x2x136xbf16>, %k: tensor<?x?x2x136xbf16>,
+                 %v: tensor<?x?x2x200xbf16>, %g: tensor<?x?x2xf32>) -> tensor<?x?x2x200xbf16> {
+  %o = attn.recurrent %q, %k, %v gate(%g : tensor<?x?x2xf32>) q_mod {
+  ^bb0(%x: f32, %b: index, %t: index, %h: index, %d: index):
+    %c = arith.constant 0.0857492925 : f32
+    %y = arith.mulf %x, %c : f32
+    attn.yield %y : f32
+  } {gate_kind = #attn<gate token>}
+    : tensor<?x?x2x136xbf16>, tensor<?x?x2x136xbf16>, tensor<?x?x2x200xbf16>
+      -> tensor<?x?x2x200xbf16>
+  return %o : tensor<?x?x2x200xbf16>
+}
+
+func.func @gla_vector(%q: tensor<?x?x1x136xbf16>, %k: tensor<?x?x1x136xbf16>,
+                      %v: tensor<?x?x1x72xbf16>, %g: tensor<?x?x1x136xf32>)
+    -> tensor<?x?x1x72xbf16> {
+  %o = attn.recurrent %q, %k, %v gate(%g : tensor<?x?x1x136xf32>) q_mod {
+  ^bb0(%x: f32, %b: index, %t: index, %h: index, %d: index):
+    %c = arith.constant 0.0857492925 : f32
+    %y = arith.mulf %x, %c : f32
+    attn.yield %y : f32
+  } gate_mod {
+  ^bb0(%x: f32, %b: index, %t: index, %h: index, %d: index):
+    %c = arith.constant 6.250000e-02 : f32
+    %s = arith.negf %x : f32
+    %e = math.exp %s : f32
+    %one = arith.constant 1.0 : f32
+    %p = arith.addf %one, %e : f32
+    %l = math.log %p : f32
+    %n = arith.negf %l : f32
+    %y = arith.mulf %n, %c : f32
+    attn.yield %y : f32
+  } {gate_kind = #attn<gate vector>}
+    : tensor<?x?x1x136xbf16>, tensor<?x?x1x136xbf16>, tensor<?x?x1x72xbf16>
+      -> tensor<?x?x1x72xbf16>
+  return %o : tensor<?x?x1x72xbf16>
+}
