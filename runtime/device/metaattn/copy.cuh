@@ -38,7 +38,6 @@ METAATTN_DEV void barrier() { __syncthreads(); }
 
 namespace detail {
 
-
 template <bool Async, int NThreads, class T, int Rows, int Cols, int R>
 METAATTN_DEV void loadTileImpl(SmemTile<T, Rows, Cols, 1> dst, const TensorRef<R>& src,
                                const long long (&origin)[R], int rowDim, int colDim) {
@@ -84,9 +83,7 @@ METAATTN_DEV void loadTileImpl(SmemTile<T, Rows, Cols, 1> dst, const TensorRef<R
     if (vec && gc >= 0) {
       const T* gp = rowPtr + ch * CE;
       const long long avail = nc - gc; // in-bounds elements from gc on
-      const int bytes = !rowIn || avail <= 0 ? 0
-                        : avail >= CE        ? 16
-                                             : (int)avail * (int)sizeof(T);
+      const int bytes = !rowIn || avail <= 0 ? 0 : avail >= CE ? 16 : (int)avail * (int)sizeof(T);
       if constexpr (Async) {
         // Partial and empty chunks are zero-filled by cp.async itself.
         ptx::cpAsync16(dev::detail::sharedAddr(sp), bytes ? (const void*)gp : src.data, bytes);
@@ -153,6 +150,26 @@ METAATTN_DEV void storeFrag(const TensorRef<R>& dst, const long long (&origin)[R
   const long long sr = dst.strides[rowDim], sc = dst.strides[colDim];
   const long long r0 = origin[rowDim], c0 = origin[colDim];
   const long long nr = dst.sizes[rowDim], nc = dst.sizes[colDim];
+  // Fast path: contiguous rows, every column in bounds, every pair aligned; a pair's address
+  // is its row's pointer plus a constant.
+  if (othersIn && sc == 1 && c0 >= 0 && c0 + N <= nc && sr % 2 == 0 &&
+      ((unsigned long long)base & (2 * sizeof(T) - 1)) == 0) {
+#pragma unroll
+    for (int e = 0; e < F::kElems; e += 2) {
+      const int i = F::row(e);
+      if ((unsigned long long)(r0 + i) >= (unsigned long long)nr)
+        continue;
+      T* p = base + (long long)i * sr + F::col(e);
+      if constexpr (sizeof(T) == 4)
+        *reinterpret_cast<float2*>(p) =
+            make_float2(convertElem<float>(f[e]), convertElem<float>(f[e + 1]));
+      else if constexpr (dev::detail::IsSame<S, float>::value)
+        *reinterpret_cast<unsigned*>(p) = packFloat2<T>(f[e], f[e + 1]);
+      else
+        *reinterpret_cast<unsigned*>(p) = packPair(convertElem<T>(f[e]), convertElem<T>(f[e + 1]));
+    }
+    return;
+  }
 #pragma unroll
   for (int e = 0; e < F::kElems; e += 2) {
     const int i = F::row(e), j = F::col(e);
@@ -207,7 +224,8 @@ namespace warp {
 template <class T, int M, int N, int W>
 METAATTN_DEV void loadFrag(Frag<T, M, N, W>& f, SmemTile<T, M, N, 1> s) {
   using F = Frag<T, M, N, W>;
-  static_assert(dev::detail::Is16Bit<T>::value, "loadFrag: only bf16/fp16 fragments (ldmatrix is b16)");
+  static_assert(dev::detail::Is16Bit<T>::value,
+                "loadFrag: only bf16/fp16 fragments (ldmatrix is b16)");
   const int lane = dev::detail::laneId();
   const int rowBase = dev::detail::warpId() * F::kRowsPerWarp + (lane & 15);
 #pragma unroll

@@ -4,7 +4,7 @@
 // value tile, head, batch) with its part of the state in registers: it writes the state
 // entering each chunk to the chunk-states buffer (parameter 5, [B, H, ceil(S/64), 64, 32]
 // bf16), reads the gates through gate_mod, zeroes them past the sequence and scans them in
-// f32, applies v_mod, scales the rows of V by exp(G_last - G) in place, decays the state by
+// f32, applies v_mod (its per-head input read once, at the start), scales the rows of V by exp(G_last - G) in place, decays the state by
 // exp(G_last) and adds Kᵀ V, reading K as stored (transpose_a). @gated_step1 handles one
 // (chunk, head x value tile, batch): V and the gates once, then a pipelined loop over the key
 // tiles adding Q Kᵀ to the scores and Q times the entering state's rows to the output; after
@@ -33,6 +33,7 @@ func.func @gated(%q: tensor<?x?x2x64xbf16>, %k: tensor<?x?x2x64xbf16>, %v: tenso
 // CHECK: %[[K:.*]] = tile.alloc : memref<64x64xbf16, #tile.space<shared>>
 // CHECK-NEXT: %[[V:.*]] = tile.alloc : memref<64x32xbf16, #tile.space<shared>>
 // CHECK-NEXT: %[[GATES:.*]] = tile.alloc : memref<64xf32, #tile.space<shared>>
+// CHECK-NEXT: %[[SCALE:.*]] = tile.read %arg4[%{{.*}}] : <4xf32> -> f32
 // CHECK-NEXT: %[[STATE:.*]] = tile.alloc : memref<64x32xf32, #tile.space<fragment>>
 // CHECK: tile.fill %[[STATE]]
 // CHECK: tile.pipelined {{.*}} stages 3
@@ -46,7 +47,8 @@ func.func @gated(%q: tensor<?x?x2x64xbf16>, %k: tensor<?x?x2x64xbf16>, %v: tenso
 // CHECK: tile.barrier
 // CHECK-NEXT: tile.scan %[[GATES]] : memref<64xf32, #tile.space<shared>>
 // CHECK-NEXT: tile.barrier
-// CHECK: tile.read %{{.*}} : <4xf32> -> f32
+// CHECK-NOT: tile.read %arg4
+// CHECK: arith.mulf %{{.*}}, %[[SCALE]]
 // CHECK: memref.store {{.*}}, %[[V]]
 // CHECK: tile.barrier
 // CHECK: tile.parallel (%[[J:.*]], %[[C:.*]]) in [64, 32]
@@ -66,13 +68,14 @@ func.func @gated(%q: tensor<?x?x2x64xbf16>, %k: tensor<?x?x2x64xbf16>, %v: tenso
 // CHECK-NEXT: %[[Q:.*]] = tile.alloc : memref<64x64xbf16, #tile.space<shared>>
 // CHECK-NEXT: %[[STATES:.*]] = tile.alloc : memref<64x32xbf16, #tile.space<shared>>
 // CHECK-NEXT: %[[GATES:.*]] = tile.alloc : memref<64xf32, #tile.space<shared>>
+// CHECK-NEXT: tile.read %arg4
 // CHECK-NEXT: %[[SCORES:.*]] = tile.alloc : memref<64x64xf32, #tile.space<fragment>>
 // CHECK-NEXT: %[[P:.*]] = tile.alloc : memref<64x64xbf16, #tile.space<fragment>>
 // CHECK-NEXT: %[[OUT:.*]] = tile.alloc : memref<64x32xf32, #tile.space<fragment>>
 // CHECK: tile.copy %arg2{{.*}} to %[[V]] {async, dims = array<i64: 1, 3>}
 // CHECK-NEXT: tile.async_commit
 // CHECK: tile.scan %[[GATES]]
-// CHECK: tile.pipelined %[[KT:.*]] = %{{.*}} to %{{.*}} stages 2
+// CHECK: tile.pipelined %[[KT:.*]] = %{{.*}} to %{{.*}} stages 3
 // CHECK-NEXT: %[[C64:.*]] = arith.constant 64 : index
 // CHECK-NEXT: %[[KK:.*]] = arith.muli %[[KT]], %[[C64]]
 // CHECK-NEXT: tile.copy %arg0[{{.*}}, %[[KK]]] to %[[Q]]

@@ -56,10 +56,19 @@ private:
   Value select(Value c, Value x, Value y) { return b.create<arith::SelectOp>(loc, c, x, y); }
   Value andI(Value x, Value y) { return b.create<arith::AndIOp>(loc, x, y); }
 
-  /// Custom-input scalars at (b, t, h, d).
-  SmallVector<Value> readInputs(Value t, Value d);
+  /// Custom-input scalars at (b, t, h, d), `row` = t - t0 the chunk row. Inputs indexed by
+  /// neither t nor d were read once at the kernel's start; those indexed by t but not d come
+  /// from the chunk's staged copy (stageInputs) unless `direct`.
+  SmallVector<Value> readInputs(Value t, Value d, Value row, bool direct);
   /// `region` applied to `x` at (t, d), or `x` when the region is empty.
-  Value modify(Region &region, Value x, Value t, Value d);
+  Value modify(Region &region, Value x, Value t, Value d, Value row, bool direct = false);
+  /// Whether input `i` is indexed by t but not by d (one value per chunk row).
+  bool isRowInput(size_t i) const;
+  /// Reads every row input of the chunk's row `row` (token t) into its staged buffer.
+  void stageRowInputs(Value t, Value row);
+  /// The per-row inputs of the chunk in shared memory, followed by a barrier, when the chunk
+  /// has any and loadGates does not stage them.
+  void stageInputs(Value t0);
   /// The cumulative log-decay at chunk row `i` (and key dim `d` for vector gates).
   Value logDecay(Value i, Value d) { return vectorGate ? load(gates, {i, d}) : load(gates, {i}); }
 
@@ -86,14 +95,24 @@ private:
   Value qParam, kParam, vParam, gateParam, initParam, statesParam, oParam, finalParam;
   SmallVector<Value> inputParams;
   SmallVector<SmallVector<RecurrentDim>> inputDims;
+  /// Per input: its value read once (neither t nor d), its staged chunk rows, or null.
+  SmallVector<Value> inputScalars, inputRows;
   Value batch, head, qkHead, k0, v0, seqLen;
   // Buffers.
   Value qS, kS, vS, stateS, gates, scores, probs, out, state;
 };
 
-SmallVector<Value> RecurrentBuilder::readInputs(Value t, Value d) {
+SmallVector<Value> RecurrentBuilder::readInputs(Value t, Value d, Value row, bool direct) {
   SmallVector<Value> values;
   for (auto [i, dims] : llvm::enumerate(inputDims)) {
+    if (inputScalars[i]) {
+      values.push_back(inputScalars[i]);
+      continue;
+    }
+    if (inputRows[i] && !direct) {
+      values.push_back(load(inputRows[i], {row}));
+      continue;
+    }
     Type type = cast<RankedTensorType>(op.getInputs()[i].getType()).getElementType();
     SmallVector<Value> indices;
     for (RecurrentDim dim : dims)
@@ -106,12 +125,40 @@ SmallVector<Value> RecurrentBuilder::readInputs(Value t, Value d) {
   return values;
 }
 
-Value RecurrentBuilder::modify(Region &region, Value x, Value t, Value d) {
+Value RecurrentBuilder::modify(Region &region, Value x, Value t, Value d, Value row, bool direct) {
   if (region.empty())
     return x;
   SmallVector<Value> args = {x, batch, t, head, d};
-  llvm::append_range(args, readInputs(t, d));
+  llvm::append_range(args, readInputs(t, d, row, direct));
   return inlineRegion(region, args).front();
+}
+
+bool RecurrentBuilder::isRowInput(size_t i) const {
+  return llvm::is_contained(inputDims[i], RecurrentDim::T) &&
+         !llvm::is_contained(inputDims[i], RecurrentDim::D);
+}
+
+void RecurrentBuilder::stageRowInputs(Value t, Value row) {
+  for (size_t i = 0; i < inputRows.size(); ++i) {
+    if (!inputRows[i])
+      continue;
+    SmallVector<Value> indices;
+    for (RecurrentDim dim : inputDims[i])
+      indices.push_back(dim == RecurrentDim::B ? batch : dim == RecurrentDim::T ? t : head);
+    Type type = cast<RankedTensorType>(op.getInputs()[i].getType()).getElementType();
+    Value x = b.create<ReadOp>(loc, type, inputParams[i], indices);
+    store(x, inputRows[i], {row});
+  }
+}
+
+void RecurrentBuilder::stageInputs(Value t0) {
+  if (llvm::all_of(inputRows, [](Value v) { return !v; }))
+    return;
+  SmallVector<Value> ivs;
+  ParallelOp par = beginParallel({chunk}, ivs);
+  stageRowInputs(add(t0, ivs[0]), ivs[0]);
+  endParallel(par);
+  b.create<BarrierOp>(loc);
 }
 
 void RecurrentBuilder::loadGates(Value t0) {
@@ -139,7 +186,11 @@ void RecurrentBuilder::loadGates(Value t0) {
     break;
   }
   Value g = b.create<ReadOp>(loc, b.getF32Type(), gateParam, indices);
-  g = modify(op.getGateMod(), g, t, d);
+  // Scalar gates: this pass has one thread per chunk row, so it also stages the row inputs
+  // (and reads them directly itself: they are in shared memory only after the barrier).
+  if (!vectorGate)
+    stageRowInputs(t, ivs[0]);
+  g = modify(op.getGateMod(), g, t, d, ivs[0], /*direct=*/!vectorGate);
   Value valid = lessThan(t, seqLen);
   if (vectorGate)
     valid = andI(valid, lessThan(d, idx(keyDim)));
@@ -170,7 +221,7 @@ void RecurrentBuilder::applyModifiers(Value t0, Value keyOffset, bool keys, bool
     ParallelOp par = beginParallel({chunk, o.cols}, ivs);
     Value t = add(t0, ivs[0]);
     Value d = add(o.colOffset, ivs[1]);
-    Value x = modify(*o.region, toF32(load(o.buffer, ivs)), t, d);
+    Value x = modify(*o.region, toF32(load(o.buffer, ivs)), t, d, ivs[0]);
     Value valid = andI(lessThan(t, seqLen), lessThan(d, idx(o.dim)));
     store(toElt(select(valid, x, f32(0.0))), o.buffer, ivs);
     endParallel(par);
@@ -305,6 +356,8 @@ void RecurrentBuilder::buildStatesBody() {
     // The state entering this chunk, for the output kernel.
     b.create<CopyOp>(loc, state, ValueRange{}, statesParam, ValueRange{batch, head, j, k0, v0},
                      b.getDenseI64ArrayAttr({3, 4}), false);
+    if (!hasGate || vectorGate)
+      stageInputs(t0);
     if (hasGate)
       loadGates(t0);
     applyModifiers(t0, k0, /*keys=*/true, /*values=*/true);
@@ -323,6 +376,8 @@ void RecurrentBuilder::buildOutputBody() {
   b.create<CopyOp>(loc, vParam, ValueRange{batch, t0, head, v0}, vS, ValueRange{},
                    b.getDenseI64ArrayAttr({1, 3}), /*async=*/true);
   b.create<AsyncCommitOp>(loc);
+  if (!hasGate || vectorGate)
+    stageInputs(t0);
   if (hasGate)
     loadGates(t0);
   b.create<FillOp>(loc, scores, f32(0.0));
@@ -463,6 +518,8 @@ FailureOr<KernelOp> RecurrentBuilder::build(StringRef name, bool output) {
   // several per multiprocessor: the states kernel's blocks each walk the chunks serially and
   // hide one another's latency.
   kernel->setAttr(kNoWarpSpecializeAttr, b.getUnitAttr());
+  kernel->setAttr(kMinBlocksPerSmAttr,
+                  b.getI64IntegerAttr(output ? cfg.outputBlocksPerSm : cfg.statesBlocksPerSm));
   Block *entry =
       b.createBlock(&kernel.getBody(), {}, params, SmallVector<Location>(params.size(), loc));
   b.setInsertionPointToStart(entry);
@@ -509,6 +566,23 @@ FailureOr<KernelOp> RecurrentBuilder::build(StringRef name, bool output) {
   if (hasGate)
     gates = vectorGate ? alloc({chunk, gateCols}, f32Type, MemorySpace::shared)
                        : alloc({chunk}, f32Type, MemorySpace::shared);
+  // Inputs the modifiers read per block (read once here) or per chunk row (staged).
+  for (auto [i, dims] : llvm::enumerate(inputDims)) {
+    Type type = cast<RankedTensorType>(op.getInputs()[i].getType()).getElementType();
+    bool perToken = llvm::is_contained(dims, RecurrentDim::T);
+    bool perKey = llvm::is_contained(dims, RecurrentDim::D);
+    Value scalar, rows;
+    if (!perToken && !perKey) {
+      SmallVector<Value> indices;
+      for (RecurrentDim dim : dims)
+        indices.push_back(dim == RecurrentDim::B ? batch : head);
+      scalar = b.create<ReadOp>(loc, type, inputParams[i], indices);
+    } else if (isRowInput(i)) {
+      rows = alloc({chunk}, type, MemorySpace::shared);
+    }
+    inputScalars.push_back(scalar);
+    inputRows.push_back(rows);
+  }
   if (outputKernel) {
     scores = alloc({chunk, chunk}, f32Type, MemorySpace::fragment);
     probs = alloc({chunk, chunk}, elt, MemorySpace::fragment);
@@ -548,6 +622,20 @@ RecurrentTileConfig metaattn::chooseRecurrentConfig(int64_t keyDim, int64_t valu
   while (cfg.stages > 1 &&
          cfg.sharedBytes(elementBytes, gate, /*output=*/false) > target.sharedBytesPerBlock)
     --cfg.stages;
+  // Several blocks per multiprocessor hide each other's latency (the states kernel's walk
+  // over the chunks is serial): as many as shared memory allows, up to 4 for the states
+  // kernel (128 registers per thread) and 2 for the output kernel, whose loop gets a third
+  // stage when 2 blocks still fit. A multiprocessor has 1 KB more than a block may take, and
+  // reserves 1 KB per block.
+  int64_t perSm = target.sharedBytesPerBlock + 1024;
+  auto fit = [&](bool output) {
+    return perSm / (cfg.sharedBytes(elementBytes, gate, output) + 1024);
+  };
+  cfg.outputStages = 3;
+  if (fit(/*output=*/true) < 2)
+    cfg.outputStages = 2;
+  cfg.statesBlocksPerSm = std::clamp<int64_t>(fit(/*output=*/false), 1, 4);
+  cfg.outputBlocksPerSm = std::clamp<int64_t>(fit(/*output=*/true), 1, 2);
   return cfg;
 }
 

@@ -52,6 +52,8 @@ struct RecurrentTileConfig {
   int64_t chunk = 64, warps = 4, stages = 2, outputStages = 2;
   /// blockK is also the key tile of the output kernel's loop.
   int64_t paddedKeyDim = 0, blockK = 64, blockV = 64, outputBlockV = 64;
+  /// Blocks per multiprocessor each kernel is compiled for (registers capped to allow them).
+  int64_t statesBlocksPerSm = 1, outputBlocksPerSm = 1;
   /// Shared memory of the output kernel (`output`) or of the states kernel.
   int64_t sharedBytes(int64_t elementBytes, attn::GateKind gate, bool output) const;
 };
