@@ -163,7 +163,8 @@ void RecurrentBuilder::stageInputs(Value t0) {
 
 void RecurrentBuilder::loadGates(Value t0) {
   // log α per row (and key dim) of the chunk, through gate_mod; zero past the sequence, so
-  // the last chunk's total decay is that of its real rows.
+  // the last chunk's total decay is that of its real rows. Vector gates are already in
+  // `gates`, copied as a tile with the chunk's other operands; the rest are read here.
   SmallVector<int64_t> shape = {chunk};
   if (vectorGate)
     shape.push_back(gateCols);
@@ -185,7 +186,8 @@ void RecurrentBuilder::loadGates(Value t0) {
   case GateKind::none:
     break;
   }
-  Value g = b.create<ReadOp>(loc, b.getF32Type(), gateParam, indices);
+  Value g =
+      vectorGate ? load(gates, ivs) : b.create<ReadOp>(loc, b.getF32Type(), gateParam, indices);
   // Scalar gates: this pass has one thread per chunk row, so it also stages the row inputs
   // (and reads them directly itself: they are in shared memory only after the barrier).
   if (!vectorGate)
@@ -353,6 +355,9 @@ void RecurrentBuilder::buildStatesBody() {
                      b.getDenseI64ArrayAttr({1, 3}), false);
     b.create<CopyOp>(loc, vParam, ValueRange{batch, t0, head, v0}, vS, ValueRange{},
                      b.getDenseI64ArrayAttr({1, 3}), false);
+    if (vectorGate)
+      b.create<CopyOp>(loc, gateParam, ValueRange{batch, t0, head, k0}, gates, ValueRange{},
+                       b.getDenseI64ArrayAttr({1, 3}), false);
     // The state entering this chunk, for the output kernel.
     b.create<CopyOp>(loc, state, ValueRange{}, statesParam, ValueRange{batch, head, j, k0, v0},
                      b.getDenseI64ArrayAttr({3, 4}), false);
@@ -375,7 +380,14 @@ void RecurrentBuilder::buildOutputBody() {
   Value t0 = mul(j, idx(chunk));
   b.create<CopyOp>(loc, vParam, ValueRange{batch, t0, head, v0}, vS, ValueRange{},
                    b.getDenseI64ArrayAttr({1, 3}), /*async=*/true);
+  if (vectorGate)
+    b.create<CopyOp>(loc, gateParam, ValueRange{batch, t0, head, k0}, gates, ValueRange{},
+                     b.getDenseI64ArrayAttr({1, 3}), /*async=*/true);
   b.create<AsyncCommitOp>(loc);
+  if (vectorGate) {
+    b.create<AsyncWaitOp>(loc, 0);
+    b.create<BarrierOp>(loc);
+  }
   if (!hasGate || vectorGate)
     stageInputs(t0);
   if (hasGate)
@@ -634,6 +646,10 @@ RecurrentTileConfig metaattn::chooseRecurrentConfig(int64_t keyDim, int64_t valu
   cfg.outputStages = 3;
   if (fit(/*output=*/true) < 2)
     cfg.outputStages = 2;
+  // The states kernel trades its third stage for a third block (vector gates add 16 KB to
+  // each stage).
+  if (cfg.stages > 2 && fit(/*output=*/false) < 3)
+    cfg.stages = 2;
   cfg.statesBlocksPerSm = std::clamp<int64_t>(fit(/*output=*/false), 1, 4);
   cfg.outputBlocksPerSm = std::clamp<int64_t>(fit(/*output=*/true), 1, 2);
   return cfg;
@@ -649,8 +665,10 @@ int64_t RecurrentTileConfig::sharedBytes(int64_t elementBytes, attn::GateKind ga
     return ((2 * chunk * blockK + blockK * outputBlockV) * outputStages + chunk * outputBlockV) *
                elementBytes +
            gates;
-  // States kernel: its k and v slices per pipeline stage.
+  // States kernel: its k and v slices (and vector gates) per pipeline stage.
   int64_t perStage = (chunk * blockK + chunk * blockV) * elementBytes;
+  if (gate == attn::GateKind::vector)
+    return (perStage + gates) * stages;
   return perStage * stages + gates;
 }
 
