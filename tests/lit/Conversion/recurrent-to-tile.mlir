@@ -4,8 +4,9 @@
 // value tile, head, batch) with its part of the state in registers: it writes the state
 // entering each chunk to the chunk-states buffer (parameter 5, [B, H, ceil(S/64), 64, 32]
 // bf16), reads the gates through gate_mod, zeroes them past the sequence and scans them in
-// f32, applies v_mod (its per-head input read once, at the start), scales the rows of V by exp(G_last - G) in place, decays the state by
-// exp(G_last) and adds Kᵀ V, reading K as stored (transpose_a). @gated_step1 handles one
+// f32, applies v_mod (its per-head input read once, at the start) and scales the rows of V
+// by exp(G_last - G) in one pass in place, decays the state by exp(G_last) and adds Kᵀ V,
+// reading K as stored (transpose_a). @gated_step1 handles one
 // (chunk, head x value tile, batch): V and the gates once, then a pipelined loop over the key
 // tiles adding Q Kᵀ to the scores and Q times the entering state's rows to the output; after
 // it the output rows are scaled by exp(G), the scores decayed by exp(G_i - G_j) below the
@@ -47,11 +48,9 @@ func.func @gated(%q: tensor<?x?x2x64xbf16>, %k: tensor<?x?x2x64xbf16>, %v: tenso
 // CHECK: tile.barrier
 // CHECK-NEXT: tile.scan %[[GATES]] : memref<64xf32, #tile.space<shared>>
 // CHECK-NEXT: tile.barrier
+// CHECK: tile.parallel (%[[J:.*]], %[[C:.*]]) in [64, 32]
 // CHECK-NOT: tile.read %arg4
 // CHECK: arith.mulf %{{.*}}, %[[SCALE]]
-// CHECK: memref.store {{.*}}, %[[V]]
-// CHECK: tile.barrier
-// CHECK: tile.parallel (%[[J:.*]], %[[C:.*]]) in [64, 32]
 // CHECK: math.exp
 // CHECK: memref.store {{.*}}, %[[V]][%[[J]], %[[C]]]
 // CHECK: tile.parallel

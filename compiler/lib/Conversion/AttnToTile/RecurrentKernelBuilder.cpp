@@ -77,7 +77,7 @@ private:
   void applyModifiers(Value t0, Value keyOffset, bool keys, bool values);
   void accumulateKeyTile(Value keyOffset);
   void finishChunk();
-  void updateState();
+  void updateState(Value t0);
   void buildStatesBody();
   void buildOutputBody();
 
@@ -305,18 +305,28 @@ void RecurrentBuilder::finishChunk() {
   b.create<GemmOp>(loc, probs, vS, out, /*transpose_b=*/false);
 }
 
-void RecurrentBuilder::updateState() {
+void RecurrentBuilder::updateState(Value t0) {
   // S = exp(G_last) ⊙ S + Kᵀ V̂. Scalar gates decay the rows of the value tile, V̂ = V ⊙
   // exp(G_last - G_j) (BV columns, narrower than K); vector gates decay K per key dim. In
-  // place in shared memory; rows past the sequence are zero already (copies zero-fill them,
-  // the modifiers force them to zero), and their gates are zero, so their factor is one.
+  // place in shared memory, in the same pass as that operand's modifier (v_mod or k_mod,
+  // left out of applyModifiers); rows past the sequence are zero already (copies zero-fill
+  // them, the modifier is masked), and their gates are zero, so their factor is one.
   if (hasGate) {
     Value last = idx(chunk - 1);
     Value scaled = vectorGate ? kS : vS;
+    Region &region = vectorGate ? op.getKMod() : op.getVMod();
     SmallVector<Value> ivs;
     ParallelOp par = beginParallel({chunk, vectorGate ? keyCols : blockV}, ivs);
     Value d = vectorGate ? ivs[1] : Value();
-    Value x = mulF(toF32(load(scaled, ivs)), expF(subF(logDecay(last, d), logDecay(ivs[0], d))));
+    Value x = toF32(load(scaled, ivs));
+    if (!region.empty()) {
+      Value t = add(t0, ivs[0]);
+      Value col = add(vectorGate ? k0 : v0, ivs[1]);
+      x = modify(region, x, t, col, ivs[0]);
+      Value valid = andI(lessThan(t, seqLen), lessThan(col, idx(vectorGate ? keyDim : valueDim)));
+      x = select(valid, x, f32(0.0));
+    }
+    x = mulF(x, expF(subF(logDecay(last, d), logDecay(ivs[0], d))));
     store(toElt(x), scaled, ivs);
     endParallel(par);
     SmallVector<Value> sivs;
@@ -365,8 +375,9 @@ void RecurrentBuilder::buildStatesBody() {
       stageInputs(t0);
     if (hasGate)
       loadGates(t0);
-    applyModifiers(t0, k0, /*keys=*/true, /*values=*/true);
-    updateState();
+    // With a gate, updateState applies the modifier of the operand it decays.
+    applyModifiers(t0, k0, /*keys=*/!vectorGate, /*values=*/!hasGate || vectorGate);
+    updateState(t0);
   }
   if (finalParam)
     b.create<CopyOp>(loc, state, ValueRange{}, finalParam, ValueRange{batch, head, k0, v0},
