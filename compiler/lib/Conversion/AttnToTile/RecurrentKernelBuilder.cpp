@@ -646,22 +646,21 @@ RecurrentTileConfig metaattn::chooseRecurrentConfig(int64_t keyDim, int64_t valu
          cfg.sharedBytes(elementBytes, gate, /*output=*/false) > target.sharedBytesPerBlock)
     --cfg.stages;
   // Several blocks per multiprocessor hide each other's latency (the states kernel's walk
-  // over the chunks is serial): as many as shared memory allows, up to 4 for the states
-  // kernel (128 registers per thread) and 2 for the output kernel, whose loop gets a third
-  // stage when 2 blocks still fit. A multiprocessor has 1 KB more than a block may take, and
-  // reserves 1 KB per block.
+  // over the chunks is serial): as many as shared memory allows, up to 3 for the states
+  // kernel (170 registers per thread; capping it at 128 for a fourth block spilled and
+  // measured 10% slower on the H200) and 2 for the output kernel. A multiprocessor has 1 KB
+  // more than a block may take and reserves 1 KB per block; 2 KB more per block cover the
+  // 1024-byte alignment of the wgmma tiles. The output loop keeps two stages (a third one
+  // left room for one block only and measured 1.8x slower).
   int64_t perSm = target.sharedBytesPerBlock + 1024;
   auto fit = [&](bool output) {
-    return perSm / (cfg.sharedBytes(elementBytes, gate, output) + 1024);
+    return perSm / (cfg.sharedBytes(elementBytes, gate, output) + 3072);
   };
-  cfg.outputStages = 3;
-  if (fit(/*output=*/true) < 2)
-    cfg.outputStages = 2;
   // The states kernel trades its third stage for a third block (vector gates add 16 KB to
   // each stage).
   if (cfg.stages > 2 && fit(/*output=*/false) < 3)
     cfg.stages = 2;
-  cfg.statesBlocksPerSm = std::clamp<int64_t>(fit(/*output=*/false), 1, 4);
+  cfg.statesBlocksPerSm = std::clamp<int64_t>(fit(/*output=*/false), 1, 3);
   cfg.outputBlocksPerSm = std::clamp<int64_t>(fit(/*output=*/true), 1, 2);
   return cfg;
 }
