@@ -74,7 +74,7 @@ func.func @gated(%q: tensor<?x?x2x64xbf16>, %k: tensor<?x?x2x64xbf16>, %v: tenso
 // CHECK: tile.copy %arg2{{.*}} to %[[V]] {async, dims = array<i64: 1, 3>}
 // CHECK-NEXT: tile.async_commit
 // CHECK: tile.scan %[[GATES]]
-// CHECK: tile.pipelined %[[KT:.*]] = %{{.*}} to %{{.*}} stages 3
+// CHECK: tile.pipelined %[[KT:.*]] = %{{.*}} to %{{.*}} stages 2
 // CHECK-NEXT: %[[C64:.*]] = arith.constant 64 : index
 // CHECK-NEXT: %[[KK:.*]] = arith.muli %[[KT]], %[[C64]]
 // CHECK-NEXT: tile.copy %arg0[{{.*}}, %[[KK]]] to %[[Q]]
