@@ -17,9 +17,11 @@
 // head or per token) make D a rank-one pattern applied after the Q Kᵀ gemm, and the states
 // kernel applies their decay to the rows of its V tile (BV wide) rather than of K; vector
 // gates (GLA) decay K per key dim and make every (i, j) of D a sum over the key dim, computed
-// element-wise. The state update reads K as stored (tile.gemm transpose_a). The q/k/v modifier
-// regions are applied in shared memory right after each chunk arrives; positions past the
-// sequence or the head dims are forced to zero, so any length works.
+// element-wise; scalar gates scale the output rows, exp(G_i) (Q S)_i, vector gates Q itself.
+// The state update reads K as stored (tile.gemm transpose_a). The q/k/v modifier regions are
+// applied in shared memory right after each chunk (or key tile) arrives, the decayed operand's
+// in the decay pass; positions past the sequence or the head dims are forced to zero, so any
+// length works. Inputs the modifiers read per block are read once, per token once per row.
 //
 //===----------------------------------------------------------------------===//
 
