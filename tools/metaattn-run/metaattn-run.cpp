@@ -30,78 +30,97 @@ using namespace mlir;
 using namespace metaattn;
 namespace cl = llvm::cl;
 
-static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<attention .mlir>"), cl::Required);
-static cl::opt<std::string> deviceOpt("device", cl::desc("auto, cpu or gpu"), cl::init("auto"));
-static cl::opt<std::string> functionOpt("function",
+static cl::OptionCategory runCategory("metaattn-run options");
+
+static cl::opt<std::string> inputFile(cl::cat(runCategory), cl::Positional,
+                                      cl::desc("<attention .mlir>"), cl::Required);
+static cl::opt<std::string> deviceOpt(cl::cat(runCategory), "device", cl::desc("auto, cpu or gpu"),
+                                      cl::init("auto"));
+static cl::opt<std::string> functionOpt(cl::cat(runCategory), "function",
                                         cl::desc("run only this function (default: all)"));
-static cl::opt<int64_t> batchOpt("batch", cl::desc("batch size"), cl::init(2));
-static cl::opt<int64_t> seqQOpt("seq-q",
+static cl::opt<int64_t> batchOpt(cl::cat(runCategory), "batch", cl::desc("batch size"),
+                                 cl::init(2));
+static cl::opt<int64_t> seqQOpt(cl::cat(runCategory), "seq-q",
                                 cl::desc("query length (the sequence length of attn.recurrent)"),
                                 cl::init(77));
-static cl::opt<int64_t> seqKvOpt("seq-kv", cl::desc("kv length (default: seq-q)"), cl::init(-1));
-static cl::opt<uint64_t> seedOpt("seed", cl::desc("random seed"), cl::init(1));
-static cl::opt<double> atolOpt("atol", cl::desc("absolute tolerance (default: by dtype)"),
-                               cl::init(-1));
-static cl::opt<double> rtolOpt("rtol", cl::desc("relative tolerance (default: by dtype)"),
-                               cl::init(-1));
-static cl::opt<bool> benchOpt("bench", cl::desc("time the GPU kernel (median of --iters)"));
-static cl::opt<int> itersOpt("iters", cl::desc("timed iterations"), cl::init(20));
-static cl::opt<bool> noCheckOpt("no-check", cl::desc("skip the oracle (large benchmarks)"));
+static cl::opt<int64_t> seqKvOpt(cl::cat(runCategory), "seq-kv",
+                                 cl::desc("kv length (default: seq-q)"), cl::init(-1));
+static cl::opt<uint64_t> seedOpt(cl::cat(runCategory), "seed", cl::desc("random seed"),
+                                 cl::init(1));
+static cl::opt<double> atolOpt(cl::cat(runCategory), "atol",
+                               cl::desc("absolute tolerance (default: by dtype)"), cl::init(-1));
+static cl::opt<double> rtolOpt(cl::cat(runCategory), "rtol",
+                               cl::desc("relative tolerance (default: by dtype)"), cl::init(-1));
+static cl::opt<bool> benchOpt(cl::cat(runCategory), "bench",
+                              cl::desc("time the GPU kernel (median of --iters)"));
+static cl::opt<int> itersOpt(cl::cat(runCategory), "iters", cl::desc("timed iterations"),
+                             cl::init(20));
+static cl::opt<bool> noCheckOpt(cl::cat(runCategory), "no-check",
+                                cl::desc("skip the oracle (large benchmarks)"));
 static cl::opt<double> blockDensityOpt(
-    "block-density",
+    cl::cat(runCategory), "block-density",
     cl::desc("block maps (i32 inputs indexed by q/N or kv/N): keep each block with probability "
              "F in [0, 1] (deterministic for --seed), and every block holding a query's "
              "diagonal key kv = q + Skv - Sq, so causal rows are never empty; prints the number "
              "kept (default: random 0/1)"),
     cl::value_desc("F"), cl::init(-1));
-static cl::opt<std::string> loadOpt("load-inputs", cl::desc("read q.bin, k.bin, v.bin from DIR"));
-static cl::opt<std::string> saveOpt("save-output", cl::desc("write o.bin to DIR"));
-static cl::opt<std::string> dumpOpt("dump-cuda", cl::desc("write the generated CUDA to FILE"));
+static cl::opt<std::string> loadOpt(cl::cat(runCategory), "load-inputs",
+                                    cl::desc("read q.bin, k.bin, v.bin from DIR"));
+static cl::opt<std::string> saveOpt(cl::cat(runCategory), "save-output",
+                                    cl::desc("write o.bin to DIR"));
+static cl::opt<std::string> dumpOpt(cl::cat(runCategory), "dump-cuda",
+                                    cl::desc("write the generated CUDA to FILE"));
 static cl::opt<std::string>
-    targetOpt("target",
+    targetOpt(cl::cat(runCategory), "target",
               cl::desc("tiling target: sm_80, sm_90, sm_90a (wgmma), gfx90a (default: the "
                        "GPU's architecture with --device=gpu, else sm_90a)"),
               cl::init(""));
 static cl::opt<bool> resourceReportOpt(
-    "resource-report",
+    cl::cat(runCategory), "resource-report",
     cl::desc("compile each kernel with NVRTC and ptxas (no GPU needed) and print its registers, "
              "spills, shared memory and gemm paths, then stop (no run)"));
 static cl::opt<std::string> tuningFileOpt(
-    "tuning-file",
+    cl::cat(runCategory), "tuning-file",
     cl::desc("tuning file whose entries set the tile sizes of the attentions it knows (default: "
              "$METAATTN_TUNING_FILE); --autotune and --record-tuning write to it"),
     cl::init(""));
 static cl::opt<bool>
-    autotuneOpt("autotune",
+    autotuneOpt(cl::cat(runCategory), "autotune",
                 cl::desc("time candidate kv tiles (32/64/128) x stages (2/3), compiled in "
                          "parallel with NVRTC, and record the fastest in --tuning-file (without "
                          "a GPU: only compile them)"));
 static cl::opt<bool>
-    recordTuningOpt("record-tuning",
+    recordTuningOpt(cl::cat(runCategory), "record-tuning",
                     cl::desc("record --block-m/--block-n/--warps/--stages as the tuned sizes of "
                              "every attention in --tuning-file for the target, then stop"));
-static cl::opt<int64_t> blockMOpt("block-m", cl::desc("query rows per block"), cl::init(0));
-static cl::opt<int64_t> blockNOpt("block-n", cl::desc("kv positions per tile"), cl::init(0));
-static cl::opt<int64_t> warpsOpt("warps", cl::desc("warps per block"), cl::init(0));
-static cl::opt<int64_t> stagesOpt("stages", cl::desc("pipeline stages"), cl::init(0));
+static cl::opt<int64_t> blockMOpt(cl::cat(runCategory), "block-m", cl::desc("query rows per block"),
+                                  cl::init(0));
+static cl::opt<int64_t> blockNOpt(cl::cat(runCategory), "block-n",
+                                  cl::desc("kv positions per tile"), cl::init(0));
+static cl::opt<int64_t> warpsOpt(cl::cat(runCategory), "warps", cl::desc("warps per block"),
+                                 cl::init(0));
+static cl::opt<int64_t> stagesOpt(cl::cat(runCategory), "stages", cl::desc("pipeline stages"),
+                                  cl::init(0));
 static cl::opt<bool> warpSpecializeOpt(
-    "warp-specialize",
+    cl::cat(runCategory), "warp-specialize",
     cl::desc("sm_90a: feed the consumer warpgroups from a TMA producer warpgroup where the "
              "kernel fits (default true; =false keeps the cp.async pipeline)"),
     cl::init(true));
 static cl::opt<bool> gemmOverlapOpt(
-    "gemm-overlap",
+    cl::cat(runCategory), "gemm-overlap",
     cl::desc("warp-specialised kernels: each warpgroup runs a kv tile's output gemm while it "
              "computes the next tile's softmax (default false: measured slower on the H200)"),
     cl::init(false));
 static cl::opt<bool> pingpongOpt(
-    "pingpong",
+    cl::cat(runCategory), "pingpong",
     cl::desc("warp-specialised kernels: consumer warpgroups take turns on the tensor cores "
              "(default false: measured slower while each gemm waits for its own wgmma)"),
     cl::init(false));
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  // --help lists this tool's options, not every option the linked LLVM libraries register.
+  cl::HideUnrelatedOptions(runCategory);
   cl::ParseCommandLineOptions(argc, argv, "metaattn attention runner\n");
   run::RunOptions options;
   options.batch = batchOpt;
