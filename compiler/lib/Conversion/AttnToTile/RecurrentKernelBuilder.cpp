@@ -77,6 +77,9 @@ private:
   void declareParams(KernelOp kernel);
   void loadGates(Value t0);
   void applyModifiers(Value t0, Value keyOffset, bool keys, bool values);
+  /// `inside()` for chunk positions on or below the diagonal (j <= i), else 0 (an scf.if
+  /// whose then-branch `inside` builds).
+  Value causalOrZero(Value i, Value j, llvm::function_ref<Value()> inside);
   void accumulateKeyTile(Value keyOffset);
   void finishChunk();
   void updateState(Value t0);
@@ -234,6 +237,17 @@ void RecurrentBuilder::applyModifiers(Value t0, Value keyOffset, bool keys, bool
     b.create<BarrierOp>(loc);
 }
 
+Value RecurrentBuilder::causalOrZero(Value i, Value j, llvm::function_ref<Value()> inside) {
+  Value keep = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::sle, j, i);
+  auto ifKeep = b.create<scf::IfOp>(loc, b.getF32Type(), keep, /*withElse=*/true);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&ifKeep.getThenRegion().front());
+  b.create<scf::YieldOp>(loc, inside());
+  b.setInsertionPointToStart(&ifKeep.getElseRegion().front());
+  b.create<scf::YieldOp>(loc, f32(0.0));
+  return ifKeep.getResult(0);
+}
+
 void RecurrentBuilder::accumulateKeyTile(Value keyOffset) {
   // One key tile of the output kernel: scores += Q_k K_kᵀ (vector gates: the decayed sum
   // over the tile's key dims, element-wise) and out += Q_k S_k. Vector gates scale Q_k by
@@ -242,28 +256,20 @@ void RecurrentBuilder::accumulateKeyTile(Value keyOffset) {
     SmallVector<Value> ivs;
     ParallelOp par = beginParallel({chunk, chunk}, ivs);
     Value i = ivs[0], j = ivs[1];
-    Value keep = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::sle, j, i);
-    auto ifKeep = b.create<scf::IfOp>(loc, b.getF32Type(), keep, /*withElse=*/true);
-    {
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(&ifKeep.getThenRegion().front());
+    Value s = causalOrZero(i, j, [&] {
       // Σ_d q_id k_jd exp(G_id - G_jd): the decay differs per key dim.
       auto loop = b.create<scf::ForOp>(loc, idx(0), idx(keyCols), idx(1), ValueRange{f32(0.0)});
-      {
-        OpBuilder::InsertionGuard inner(b);
-        b.setInsertionPointToStart(loop.getBody());
-        Value dl = loop.getInductionVar();
-        Value d = add(keyOffset, dl);
-        Value qk = mulF(toF32(load(qS, {i, dl})), toF32(load(kS, {j, dl})));
-        Value w = mulF(qk, expF(subF(logDecay(i, d), logDecay(j, d))));
-        b.create<scf::YieldOp>(
-            loc, b.create<arith::AddFOp>(loc, loop.getRegionIterArgs()[0], w).getResult());
-      }
-      b.create<scf::YieldOp>(loc, loop.getResult(0));
-      b.setInsertionPointToStart(&ifKeep.getElseRegion().front());
-      b.create<scf::YieldOp>(loc, f32(0.0));
-    }
-    store(b.create<arith::AddFOp>(loc, load(scores, ivs), ifKeep.getResult(0)), scores, ivs);
+      OpBuilder::InsertionGuard inner(b);
+      b.setInsertionPointToStart(loop.getBody());
+      Value dl = loop.getInductionVar();
+      Value d = add(keyOffset, dl);
+      Value qk = mulF(toF32(load(qS, {i, dl})), toF32(load(kS, {j, dl})));
+      Value w = mulF(qk, expF(subF(logDecay(i, d), logDecay(j, d))));
+      b.create<scf::YieldOp>(
+          loc, b.create<arith::AddFOp>(loc, loop.getRegionIterArgs()[0], w).getResult());
+      return loop.getResult(0);
+    });
+    store(b.create<arith::AddFOp>(loc, load(scores, ivs), s), scores, ivs);
     endParallel(par);
     b.create<BarrierOp>(loc);
     SmallVector<Value> qivs;
@@ -290,19 +296,13 @@ void RecurrentBuilder::finishChunk() {
   SmallVector<Value> ivs;
   ParallelOp par = beginParallel({chunk, chunk}, ivs);
   Value i = ivs[0], j = ivs[1];
-  Value keep = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::sle, j, i);
-  auto ifKeep = b.create<scf::IfOp>(loc, b.getF32Type(), keep, /*withElse=*/true);
-  {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(&ifKeep.getThenRegion().front());
+  Value p = causalOrZero(i, j, [&] {
     Value s = load(scores, ivs);
     if (hasGate && !vectorGate)
       s = mulF(s, expF(subF(logDecay(i, Value()), logDecay(j, Value()))));
-    b.create<scf::YieldOp>(loc, s);
-    b.setInsertionPointToStart(&ifKeep.getElseRegion().front());
-    b.create<scf::YieldOp>(loc, f32(0.0));
-  }
-  store(toElt(ifKeep.getResult(0)), probs, ivs);
+    return s;
+  });
+  store(toElt(p), probs, ivs);
   endParallel(par);
   b.create<GemmOp>(loc, probs, vS, out, /*transpose_b=*/false);
 }
@@ -653,7 +653,7 @@ RecurrentTileConfig metaattn::chooseRecurrentConfig(int64_t keyDim, int64_t valu
   // measured 10% slower on the H200) and 2 for the output kernel. A multiprocessor has 1 KB
   // more than a block may take and reserves 1 KB per block; 2 KB more per block cover the
   // 1024-byte alignment of the wgmma tiles. The output loop keeps two stages (a third one
-  // left room for one block only and measured 1.8x slower).
+  // left room for one block only and measured 1.8-1.9x slower (YOCO, RetNet B8)).
   int64_t perSm = target.sharedBytesPerBlock + 1024;
   auto fit = [&](bool output) {
     return perSm / (cfg.sharedBytes(elementBytes, gate, output) + 3072);
