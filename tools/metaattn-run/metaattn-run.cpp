@@ -101,6 +101,14 @@ static cl::opt<int64_t> warpsOpt(cl::cat(runCategory), "warps", cl::desc("warps 
                                  cl::init(0));
 static cl::opt<int64_t> stagesOpt(cl::cat(runCategory), "stages", cl::desc("pipeline stages"),
                                   cl::init(0));
+static cl::opt<int64_t> stateRowsOpt(cl::cat(runCategory), "state-rows",
+                                     cl::desc("attn.recurrent: key rows of the state per block "
+                                              "of the states kernel"),
+                                     cl::init(0));
+static cl::opt<int64_t> stateWarpsOpt(cl::cat(runCategory), "state-warps",
+                                      cl::desc("attn.recurrent: warps per block of the states "
+                                               "kernel"),
+                                      cl::init(0));
 static cl::opt<bool> warpSpecializeOpt(
     cl::cat(runCategory), "warp-specialize",
     cl::desc("sm_90a: feed the consumer warpgroups from a TMA producer warpgroup where the "
@@ -141,6 +149,8 @@ int main(int argc, char **argv) {
   options.pipeline.blockN = blockNOpt;
   options.pipeline.warps = warpsOpt;
   options.pipeline.stages = stagesOpt;
+  options.pipeline.stateRows = stateRowsOpt;
+  options.pipeline.stateWarps = stateWarpsOpt;
   options.pipeline.warpSpecialize = warpSpecializeOpt;
   options.pipeline.pingpong = pingpongOpt;
   options.pipeline.gemmOverlap = gemmOverlapOpt;

@@ -38,6 +38,8 @@ void metaattn::buildAttnToTilePipeline(OpPassManager &pm, const PipelineOptions 
   convert.blockN = options.blockN;
   convert.numWarps = options.warps;
   convert.numStages = options.stages;
+  convert.stateRows = options.stateRows;
+  convert.stateWarps = options.stateWarps;
   pm.addPass(createConvertAttnToTile(convert));
   OpPassManager &kernels = pm.nest<tile::KernelOp>();
   kernels.addPass(tile::createTileUnswitchParallel());
@@ -73,6 +75,14 @@ struct LowerPipelineOptions : public PassPipelineOptions<LowerPipelineOptions> {
                         llvm::cl::init(0)};
   Option<int64_t> stages{*this, "stages", llvm::cl::desc("pipeline stages (0: model)"),
                          llvm::cl::init(0)};
+  Option<int64_t> stateRows{*this, "state-rows",
+                            llvm::cl::desc("attn.recurrent: key rows of the state per block of "
+                                           "the states kernel (0: model)"),
+                            llvm::cl::init(0)};
+  Option<int64_t> stateWarps{*this, "state-warps",
+                             llvm::cl::desc("attn.recurrent: warps per block of the states "
+                                            "kernel (0: model)"),
+                             llvm::cl::init(0)};
   Option<bool> pingpong{*this, "pingpong",
                         llvm::cl::desc("warp-specialised kernels: consumer warpgroups take "
                                        "turns on the tensor cores (default false)"),
@@ -98,6 +108,8 @@ void metaattn::registerMetaAttnPipelines() {
         options.blockN = cl.blockN;
         options.warps = cl.warps;
         options.stages = cl.stages;
+        options.stateRows = cl.stateRows;
+        options.stateWarps = cl.stateWarps;
         options.warpSpecialize = cl.warpSpecialize;
         options.pingpong = cl.pingpong;
         options.gemmOverlap = cl.gemmOverlap;

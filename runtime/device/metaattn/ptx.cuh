@@ -22,6 +22,13 @@ METAATTN_DEV void cpAsync16(unsigned smemAddr, const void* gmem, int srcBytes) {
                "r"(srcBytes)
                : "memory");
 }
+/// cp.async.ca.shared.global, 4 bytes (one f32 or i32 of a strided vector); srcBytes == 0
+/// reads nothing and writes zeros.
+METAATTN_DEV void cpAsync4(unsigned smemAddr, const void* gmem, int srcBytes) {
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(smemAddr), "l"(gmem),
+               "r"(srcBytes)
+               : "memory");
+}
 /// cp.async.commit_group: closes the group of this thread's cp.asyncs so far.
 METAATTN_DEV void cpAsyncCommit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
 /// cp.async.wait_group N: waits until at most N of this thread's groups are
@@ -63,8 +70,8 @@ METAATTN_DEV void ldmatrixX2Trans(unsigned (&r)[2], unsigned addr) {
 ///   d0,d1: (row g, col 2t..2t+1)  d2,d3: (row g+8, col 2t..2t+1)
 template <class T> struct Mma16816;
 template <> struct Mma16816<bf16> {
-  METAATTN_DEV static void run(float& d0, float& d1, float& d2, float& d3, unsigned a0,
-                               unsigned a1, unsigned a2, unsigned a3, unsigned b0, unsigned b1) {
+  METAATTN_DEV static void run(float& d0, float& d1, float& d2, float& d3, unsigned a0, unsigned a1,
+                               unsigned a2, unsigned a3, unsigned b0, unsigned b1) {
     asm("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 "
         "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
         : "+f"(d0), "+f"(d1), "+f"(d2), "+f"(d3)
@@ -72,8 +79,8 @@ template <> struct Mma16816<bf16> {
   }
 };
 template <> struct Mma16816<fp16> {
-  METAATTN_DEV static void run(float& d0, float& d1, float& d2, float& d3, unsigned a0,
-                               unsigned a1, unsigned a2, unsigned a3, unsigned b0, unsigned b1) {
+  METAATTN_DEV static void run(float& d0, float& d1, float& d2, float& d3, unsigned a0, unsigned a1,
+                               unsigned a2, unsigned a3, unsigned b0, unsigned b1) {
     asm("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
         "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
         : "+f"(d0), "+f"(d1), "+f"(d2), "+f"(d3)

@@ -104,16 +104,20 @@ template <class T, int Rows, int Cols, int Stages = 1> struct SmemTile {
   }
 };
 
-/// A 1-D shared buffer of N elements (no swizzle: it is read by index, not by ldmatrix).
-template <class T, int N> struct SmemVec {
-  static_assert(N > 0, "SmemVec: N must be positive");
+/// A 1-D shared buffer of N elements (no swizzle: it is read by index, not by ldmatrix),
+/// Stages copies of it back to back for a pipelined loop.
+template <class T, int N, int Stages = 1> struct SmemVec {
+  static_assert(N > 0 && Stages > 0, "SmemVec: N and Stages must be positive");
   static constexpr int kN = N;
-  static constexpr int kBytes = N * (int)sizeof(T);
+  static constexpr int kBytes = N * Stages * (int)sizeof(T);
 
   T* base;
 
   METAATTN_DEV explicit SmemVec(unsigned char* p) : base(reinterpret_cast<T*>(p)) {}
+  METAATTN_DEV explicit SmemVec(T* p) : base(p) {}
   METAATTN_DEV T& operator[](int i) const { return base[i]; }
+  /// Stage `s` (runtime index) as a one-stage vector.
+  METAATTN_DEV SmemVec<T, N, 1> stage(int s) const { return SmemVec<T, N, 1>(base + s * N); }
 };
 
 } // namespace dev

@@ -1,4 +1,16 @@
 // RUN: metaattn-opt %s --convert-attn-to-tile | FileCheck %s
+// RUN: metaattn-opt %s --convert-attn-to-tile="state-rows=32 state-warps=2" | FileCheck %s --check-prefix=ROWS
+// RUN: not metaattn-opt %s --convert-attn-to-tile="state-rows=48" 2>&1 | FileCheck %s --check-prefix=BAD
+
+// The states kernel's blocks as asked: 32 rows of the state over two warps (two key tiles).
+// ROWS-LABEL: tile.kernel @gated_step0
+// ROWS-SAME: grid = array<i64: -1, 0, 2, -1, 0, 4, 0, 0, 1>
+// ROWS-SAME: threads = 64
+// ROWS: tile.alloc : memref<64x32xbf16, #tile.space<shared>>
+// ROWS: tile.alloc : memref<32x32xf32, #tile.space<fragment>>
+// ROWS-LABEL: tile.kernel @gated_step1
+// ROWS-SAME: threads = 128
+// BAD: states kernel config needs the state's rows per block to divide the padded key dim (64) and to be a multiple of 16·warps, got 48 rows, 1 warps
 
 // The chunked algorithm is two kernels. @gated_step0 walks the chunks of one (key tile x
 // value tile, head, batch) with its part of the state in registers: it writes the state
@@ -40,9 +52,11 @@ func.func @gated(%q: tensor<?x?x2x64xbf16>, %k: tensor<?x?x2x64xbf16>, %v: tenso
 // CHECK: tile.pipelined {{.*}} stages 3
 // CHECK: tile.copy %arg1[{{.*}}, %[[K0]]] to %[[K]]
 // CHECK-NEXT: tile.copy %arg2
+// CHECK-NEXT: tile.copy %arg3[{{.*}}] to %[[GATES]] {dims = array<i64: 1>} : !tile.tensor<?x?x4xf32> to memref<64xf32, #tile.space<shared>>
 // CHECK-NEXT: tile.copy %[[STATE]] to %arg5[{{.*}}, %[[K0]], {{.*}}] {dims = array<i64: 3, 4>} : memref<64x32xf32, #tile.space<fragment>> to !tile.tensor<?x4x?x64x32xbf16>
 // CHECK: tile.parallel
-// CHECK: tile.read %{{.*}} : <?x?x4xf32> -> f32
+// CHECK-NOT: tile.read
+// CHECK: memref.load %[[GATES]]
 // CHECK: arith.select
 // CHECK: memref.store {{.*}}, %[[GATES]]
 // CHECK: tile.barrier
@@ -72,7 +86,10 @@ func.func @gated(%q: tensor<?x?x2x64xbf16>, %k: tensor<?x?x2x64xbf16>, %v: tenso
 // CHECK-NEXT: %[[P:.*]] = tile.alloc : memref<64x64xbf16, #tile.space<fragment>>
 // CHECK-NEXT: %[[OUT:.*]] = tile.alloc : memref<64x32xf32, #tile.space<fragment>>
 // CHECK: tile.copy %arg2{{.*}} to %[[V]] {async, dims = array<i64: 1, 3>}
+// CHECK-NEXT: tile.copy %arg3{{.*}} to %[[GATES]] {async, dims = array<i64: 1>}
 // CHECK-NEXT: tile.async_commit
+// CHECK-NEXT: tile.async_wait 0
+// CHECK-NEXT: tile.barrier
 // CHECK: tile.scan %[[GATES]]
 // CHECK: tile.pipelined %[[KT:.*]] = %{{.*}} to %{{.*}} stages 2
 // CHECK-NEXT: %[[C64:.*]] = arith.constant 64 : index

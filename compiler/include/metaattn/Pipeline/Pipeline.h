@@ -28,6 +28,9 @@ struct PipelineOptions {
   /// device's when compiling for one (compileAttention*), else sm_90a.
   std::string target;
   int64_t blockM = 0, blockN = 0, warps = 0, stages = 0;
+  /// attn.recurrent's states kernel: key rows of the state per block and warps per block
+  /// (0: from the model).
+  int64_t stateRows = 0, stateWarps = 0;
   /// A tuning file (metaattn/Pipeline/Tuning.h) whose entries for the target set the tile
   /// sizes of the attentions it knows (lowerToCuda applies it); empty: none. The sizes above,
   /// when set, still win.

@@ -128,18 +128,9 @@ struct ConvertAttnToTilePass : public metaattn::impl::ConvertAttnToTileBase<Conv
   RecurrentTileConfig recurrentConfig(attn::RecurrentOp op, const TargetDesc &target) {
     auto qt = cast<RankedTensorType>(op.getQ().getType());
     auto vt = cast<RankedTensorType>(op.getV().getType());
-    RecurrentTileConfig config =
-        chooseRecurrentConfig(qt.getDimSize(3), vt.getDimSize(3), op.getGateKind(),
-                              qt.getElementTypeBitWidth() / 8, target);
-    if (blockM)
-      config.chunk = blockM;
-    if (blockN)
-      config.blockV = config.outputBlockV = blockN;
-    if (numWarps)
-      config.warps = numWarps;
-    if (numStages)
-      config.stages = numStages;
-    return config;
+    RecurrentTileRequest request{blockM, blockN, numWarps, numStages, stateRows, stateWarps};
+    return chooseRecurrentConfig(qt.getDimSize(3), vt.getDimSize(3), op.getGateKind(),
+                                 qt.getElementTypeBitWidth() / 8, target, request);
   }
 
   void runOnOperation() override {

@@ -60,17 +60,15 @@ private:
 
   /// Custom-input scalars at (b, t, h, d), `row` = t - t0 the chunk row. Inputs indexed by
   /// neither t nor d were read once at the kernel's start; those indexed by t but not d come
-  /// from the chunk's staged copy (stageInputs) unless `direct`.
-  SmallVector<Value> readInputs(Value t, Value d, Value row, bool direct);
+  /// from the chunk's copy in shared memory (copyChunkVectors).
+  SmallVector<Value> readInputs(Value t, Value d, Value row);
   /// `region` applied to `x` at (t, d), or `x` when the region is empty.
-  Value modify(Region &region, Value x, Value t, Value d, Value row, bool direct = false);
+  Value modify(Region &region, Value x, Value t, Value d, Value row);
   /// Whether input `i` is indexed by t but not by d (one value per chunk row).
   bool isRowInput(size_t i) const;
-  /// Reads every row input of the chunk's row `row` (token t) into its staged buffer.
-  void stageRowInputs(Value t, Value row);
-  /// The per-row inputs of the chunk in shared memory, followed by a barrier, when the chunk
-  /// has any and loadGates does not stage them.
-  void stageInputs(Value t0);
+  /// Copies of the chunk's per-token vectors into shared memory: the gates (per token, or
+  /// per token and key dim) and the row inputs. Whether any was copied.
+  bool copyChunkVectors(Value t0, bool async);
   /// The cumulative log-decay at chunk row `i` (and key dim `d` for vector gates).
   Value logDecay(Value i, Value d) { return vectorGate ? load(gates, {i, d}) : load(gates, {i}); }
 
@@ -107,14 +105,14 @@ private:
   Value qS, kS, vS, stateS, gates, scores, probs, out, state;
 };
 
-SmallVector<Value> RecurrentBuilder::readInputs(Value t, Value d, Value row, bool direct) {
+SmallVector<Value> RecurrentBuilder::readInputs(Value t, Value d, Value row) {
   SmallVector<Value> values;
   for (auto [i, dims] : llvm::enumerate(inputDims)) {
     if (inputScalars[i]) {
       values.push_back(inputScalars[i]);
       continue;
     }
-    if (inputRows[i] && !direct) {
+    if (inputRows[i]) {
       values.push_back(load(inputRows[i], {row}));
       continue;
     }
@@ -130,11 +128,11 @@ SmallVector<Value> RecurrentBuilder::readInputs(Value t, Value d, Value row, boo
   return values;
 }
 
-Value RecurrentBuilder::modify(Region &region, Value x, Value t, Value d, Value row, bool direct) {
+Value RecurrentBuilder::modify(Region &region, Value x, Value t, Value d, Value row) {
   if (region.empty())
     return x;
   SmallVector<Value> args = {x, batch, t, head, d};
-  llvm::append_range(args, readInputs(t, d, row, direct));
+  llvm::append_range(args, readInputs(t, d, row));
   return inlineRegion(region, args).front();
 }
 
@@ -143,33 +141,41 @@ bool RecurrentBuilder::isRowInput(size_t i) const {
          !llvm::is_contained(inputDims[i], RecurrentDim::D);
 }
 
-void RecurrentBuilder::stageRowInputs(Value t, Value row) {
+bool RecurrentBuilder::copyChunkVectors(Value t0, bool async) {
+  // Out-of-bounds rows arrive as zeros; loadGates and the modifiers mask them.
+  auto copy = [&](Value param, ValueRange indices, Value buffer, ArrayRef<int64_t> dims) {
+    b.create<CopyOp>(loc, param, indices, buffer, ValueRange{}, b.getDenseI64ArrayAttr(dims),
+                     async);
+  };
+  bool any = false;
+  if (kind == GateKind::vector || kind == GateKind::token) {
+    SmallVector<Value> indices = {batch, t0, head};
+    if (vectorGate)
+      indices.push_back(k0);
+    copy(gateParam, indices, gates, vectorGate ? ArrayRef<int64_t>{1, 3} : ArrayRef<int64_t>{1});
+    any = true;
+  }
   for (size_t i = 0; i < inputRows.size(); ++i) {
     if (!inputRows[i])
       continue;
     SmallVector<Value> indices;
-    for (RecurrentDim dim : inputDims[i])
-      indices.push_back(dim == RecurrentDim::B ? batch : dim == RecurrentDim::T ? t : head);
-    Type type = cast<RankedTensorType>(op.getInputs()[i].getType()).getElementType();
-    Value x = b.create<ReadOp>(loc, type, inputParams[i], indices);
-    store(x, inputRows[i], {row});
+    int64_t tDim = 0;
+    for (auto [n, dim] : llvm::enumerate(inputDims[i])) {
+      if (dim == RecurrentDim::T)
+        tDim = n;
+      indices.push_back(dim == RecurrentDim::B ? batch : dim == RecurrentDim::T ? t0 : head);
+    }
+    copy(inputParams[i], indices, inputRows[i], {tDim});
+    any = true;
   }
-}
-
-void RecurrentBuilder::stageInputs(Value t0) {
-  if (llvm::all_of(inputRows, [](Value v) { return !v; }))
-    return;
-  SmallVector<Value> ivs;
-  ParallelOp par = beginParallel({chunk}, ivs);
-  stageRowInputs(add(t0, ivs[0]), ivs[0]);
-  endParallel(par);
-  b.create<BarrierOp>(loc);
+  return any;
 }
 
 void RecurrentBuilder::loadGates(Value t0) {
-  // log α per row (and key dim) of the chunk, through gate_mod; zero past the sequence, so
-  // the last chunk's total decay is that of its real rows. Vector gates are already in
-  // `gates`, copied as a tile with the chunk's other operands; the rest are read here.
+  // log α per row (and key dim) of the chunk, through gate_mod, in place; zero past the
+  // sequence, so the last chunk's total decay is that of its real rows. Gates per token (and
+  // key dim) are already in `gates`, copied with the chunk's other operands; a gate per head
+  // is read here.
   SmallVector<int64_t> shape = {chunk};
   if (vectorGate)
     shape.push_back(gateCols);
@@ -177,27 +183,9 @@ void RecurrentBuilder::loadGates(Value t0) {
   ParallelOp par = beginParallel(shape, ivs);
   Value t = add(t0, ivs[0]);
   Value d = vectorGate ? add(k0, ivs[1]) : idx(0);
-  SmallVector<Value> indices;
-  switch (kind) {
-  case GateKind::head:
-    indices = {head};
-    break;
-  case GateKind::token:
-    indices = {batch, t, head};
-    break;
-  case GateKind::vector:
-    indices = {batch, t, head, d};
-    break;
-  case GateKind::none:
-    break;
-  }
-  Value g =
-      vectorGate ? load(gates, ivs) : b.create<ReadOp>(loc, b.getF32Type(), gateParam, indices);
-  // Scalar gates: this pass has one thread per chunk row, so it also stages the row inputs
-  // (and reads them directly itself: they are in shared memory only after the barrier).
-  if (!vectorGate)
-    stageRowInputs(t, ivs[0]);
-  g = modify(op.getGateMod(), g, t, d, ivs[0], /*direct=*/!vectorGate);
+  Value g = kind == GateKind::head ? b.create<ReadOp>(loc, b.getF32Type(), gateParam, head)
+                                   : load(gates, ivs);
+  g = modify(op.getGateMod(), g, t, d, ivs[0]);
   Value valid = lessThan(t, seqLen);
   if (vectorGate)
     valid = andI(valid, lessThan(d, idx(keyDim)));
@@ -367,14 +355,11 @@ void RecurrentBuilder::buildStatesBody() {
                      b.getDenseI64ArrayAttr({1, 3}), false);
     b.create<CopyOp>(loc, vParam, ValueRange{batch, t0, head, v0}, vS, ValueRange{},
                      b.getDenseI64ArrayAttr({1, 3}), false);
-    if (vectorGate)
-      b.create<CopyOp>(loc, gateParam, ValueRange{batch, t0, head, k0}, gates, ValueRange{},
-                       b.getDenseI64ArrayAttr({1, 3}), false);
+    // The gates and row inputs, prefetched with them.
+    copyChunkVectors(t0, /*async=*/false);
     // The state entering this chunk, for the output kernel.
     b.create<CopyOp>(loc, state, ValueRange{}, statesParam, ValueRange{batch, head, j, k0, v0},
                      b.getDenseI64ArrayAttr({3, 4}), false);
-    if (!hasGate || vectorGate)
-      stageInputs(t0);
     if (hasGate)
       loadGates(t0);
     // With a gate, updateState applies the modifier of the operand it decays.
@@ -387,22 +372,18 @@ void RecurrentBuilder::buildStatesBody() {
 }
 
 void RecurrentBuilder::buildOutputBody() {
-  // One chunk of one value tile. V (and the gates) once, ahead of the key-tile loop; the
-  // state entering the chunk comes from the states kernel, a key tile at a time.
+  // One chunk of one value tile. V, the gates and the row inputs once, ahead of the key-tile
+  // loop; the state entering the chunk comes from the states kernel, a key tile at a time.
   Value j = b.create<BlockIdOp>(loc, b.getIndexType(), 0);
   Value t0 = mul(j, idx(chunk));
   b.create<CopyOp>(loc, vParam, ValueRange{batch, t0, head, v0}, vS, ValueRange{},
                    b.getDenseI64ArrayAttr({1, 3}), /*async=*/true);
-  if (vectorGate)
-    b.create<CopyOp>(loc, gateParam, ValueRange{batch, t0, head, k0}, gates, ValueRange{},
-                     b.getDenseI64ArrayAttr({1, 3}), /*async=*/true);
+  bool vectors = copyChunkVectors(t0, /*async=*/true);
   b.create<AsyncCommitOp>(loc);
-  if (vectorGate) {
+  if (vectors) {
     b.create<AsyncWaitOp>(loc, 0);
     b.create<BarrierOp>(loc);
   }
-  if (!hasGate || vectorGate)
-    stageInputs(t0);
   if (hasGate)
     loadGates(t0);
   b.create<FillOp>(loc, scores, f32(0.0));
@@ -482,8 +463,8 @@ void RecurrentBuilder::declareParams(KernelOp kernel) {
 FailureOr<KernelOp> RecurrentBuilder::build(StringRef name, bool output) {
   outputKernel = output;
   blockV = output ? cfg.outputBlockV : cfg.blockV;
-  keyCols = cfg.blockK;
-  gateCols = output ? cfg.paddedKeyDim : cfg.blockK;
+  keyCols = output ? cfg.blockK : cfg.stateRows;
+  gateCols = output ? cfg.paddedKeyDim : cfg.stateRows;
   auto qt = cast<RankedTensorType>(op.getQ().getType());
   auto vt = cast<RankedTensorType>(op.getV().getType());
   elt = qt.getElementType();
@@ -506,6 +487,12 @@ FailureOr<KernelOp> RecurrentBuilder::build(StringRef name, bool output) {
                                "padded key dim and the value tile a multiple of 16, got chunk "
                             << chunk << ", key dim " << cfg.paddedKeyDim << ", key tile "
                             << cfg.blockK << ", value tile " << blockV << ", warps " << cfg.warps;
+  if (!output && (cfg.stateWarps < 1 || cfg.stateRows % (16 * cfg.stateWarps) != 0 ||
+                  cfg.paddedKeyDim % cfg.stateRows != 0))
+    return op.emitOpError() << "states kernel config needs the state's rows per block to "
+                               "divide the padded key dim ("
+                            << cfg.paddedKeyDim << ") and to be a multiple of 16·warps, got "
+                            << cfg.stateRows << " rows, " << cfg.stateWarps << " warps";
   for (Attribute attr : op.getInputDims()) {
     std::string error;
     auto dims = attn::parseRecurrentInputDims(cast<StringAttr>(attr).getValue(), error);
@@ -535,9 +522,10 @@ FailureOr<KernelOp> RecurrentBuilder::build(StringRef name, bool output) {
   SmallVector<int64_t> grid =
       outputKernel ? SmallVector<int64_t>{0, 1, chunk, -1, 0, heads * valueTiles, 0, 0, 1}
                    : SmallVector<int64_t>{-1, 0, keyTiles * valueTiles, -1, 0, heads, 0, 0, 1};
-  auto kernel = b.create<KernelOp>(loc, name, b.getFunctionType(params, {}),
-                                   /*arg_attrs=*/nullptr, /*res_attrs=*/nullptr,
-                                   b.getDenseI64ArrayAttr(grid), cfg.warps * 32);
+  auto kernel =
+      b.create<KernelOp>(loc, name, b.getFunctionType(params, {}),
+                         /*arg_attrs=*/nullptr, /*res_attrs=*/nullptr, b.getDenseI64ArrayAttr(grid),
+                         (output ? cfg.warps : cfg.stateWarps) * 32);
   declareParams(kernel);
   // Both kernels are small blocks (128 threads, 32-80 KB of shared memory) meant to run
   // several per multiprocessor: the states kernel's blocks each walk the chunks serially and
@@ -625,26 +613,40 @@ FailureOr<KernelOp> RecurrentBuilder::build(StringRef name, bool output) {
 
 RecurrentTileConfig metaattn::chooseRecurrentConfig(int64_t keyDim, int64_t valueDim,
                                                     attn::GateKind gate, int64_t elementBytes,
-                                                    const TargetDesc &target) {
+                                                    const TargetDesc &target,
+                                                    const RecurrentTileRequest &request) {
+  auto pick = [](int64_t requested, int64_t model) { return requested ? requested : model; };
   RecurrentTileConfig cfg;
+  cfg.chunk = pick(request.chunk, cfg.chunk);
+  cfg.warps = pick(request.warps, cfg.warps);
   int64_t rowsPerWarpGroup = 16 * cfg.warps;
   cfg.paddedKeyDim = (keyDim + rowsPerWarpGroup - 1) / rowsPerWarpGroup * rowsPerWarpGroup;
   int64_t paddedValue = (valueDim + 15) / 16 * 16;
-  // The states kernel splits the state into 64 x 64 tiles (32 f32 registers per thread):
-  // more blocks for small batches, and each block reads only its slices of K and V. Three
-  // stages of 16 KB keep the chunk loads ahead of the serial walk over the chunks.
+  // The states kernel splits the state into tiles of 128 (or 64) key rows x 64 value columns
+  // (64 or 32 f32 registers per thread over four warps); each block reads only its slices of
+  // K and V, and three stages keep the chunk loads ahead of the serial walk over the chunks.
+  // 128 rows measured 10-16% faster than 64 on the H200 (YOCO, RetNet B8, Mamba2 B8, GLA;
+  // tests/gpu/sweep_linear.sh); 8 warps per block were slower.
   cfg.blockK = rowsPerWarpGroup;
-  cfg.blockV = std::min<int64_t>(paddedValue, 64);
+  cfg.blockV = pick(request.blockV, std::min<int64_t>(paddedValue, 64));
+  int64_t rows = cfg.paddedKeyDim % 128 == 0  ? 128
+                 : cfg.paddedKeyDim % 64 == 0 ? 64
+                                              : cfg.paddedKeyDim;
+  cfg.stateRows = pick(request.stateRows, rows);
+  int64_t stateWarps = 4;
+  while (stateWarps > 1 && cfg.stateRows % (16 * stateWarps) != 0)
+    stateWarps /= 2;
+  cfg.stateWarps = pick(request.stateWarps, stateWarps);
   // The output kernel reads the state from shared memory, a key tile at a time: wider value
   // tiles there recompute the chunk's Q·Kᵀ for fewer tiles.
-  cfg.outputBlockV = std::min<int64_t>(paddedValue, 128);
-  cfg.stages = 3;
+  cfg.outputBlockV = pick(request.blockV, std::min<int64_t>(paddedValue, 128));
+  cfg.stages = pick(request.stages, 3);
   // Both kernels must fit the block's shared memory: narrow the output kernel's value tile,
-  // then drop stages of the states kernel.
-  while (cfg.outputBlockV > 16 &&
+  // then drop stages of the states kernel (sizes the caller set stay).
+  while (!request.blockV && cfg.outputBlockV > 16 &&
          cfg.sharedBytes(elementBytes, gate, /*output=*/true) > target.sharedBytesPerBlock)
     cfg.outputBlockV /= 2;
-  while (cfg.stages > 1 &&
+  while (!request.stages && cfg.stages > 1 &&
          cfg.sharedBytes(elementBytes, gate, /*output=*/false) > target.sharedBytesPerBlock)
     --cfg.stages;
   // Several blocks per multiprocessor hide each other's latency (the states kernel's walk
@@ -660,16 +662,21 @@ RecurrentTileConfig metaattn::chooseRecurrentConfig(int64_t keyDim, int64_t valu
   };
   // The states kernel trades its third stage for a third block (vector gates add 16 KB to
   // each stage).
-  if (cfg.stages > 2 && fit(/*output=*/false) < 3)
+  if (!request.stages && cfg.stages > 2 && fit(/*output=*/false) < 3)
     cfg.stages = 2;
-  cfg.statesBlocksPerSm = std::clamp<int64_t>(fit(/*output=*/false), 1, 3);
+  // Registers: the state's share of each thread plus about 104 for the rest (ptxas took
+  // 158-166 for 64 or 128 rows x 64 over four warps at three blocks).
+  int64_t stateThreads = cfg.stateWarps * 32;
+  int64_t stateRegs = cfg.stateRows * cfg.blockV / stateThreads + 104;
+  int64_t byRegisters = 65536 / (stateThreads * stateRegs);
+  cfg.statesBlocksPerSm = std::clamp<int64_t>(std::min(fit(/*output=*/false), byRegisters), 1, 3);
   cfg.outputBlocksPerSm = std::clamp<int64_t>(fit(/*output=*/true), 1, 2);
   return cfg;
 }
 
 int64_t RecurrentTileConfig::sharedBytes(int64_t elementBytes, attn::GateKind gate,
                                          bool output) const {
-  int64_t gates = gate == attn::GateKind::vector ? chunk * (output ? paddedKeyDim : blockK) * 4
+  int64_t gates = gate == attn::GateKind::vector ? chunk * (output ? paddedKeyDim : stateRows) * 4
                   : gate != attn::GateKind::none ? chunk * 4
                                                  : 0;
   // Output kernel: the key tiles of q and k and the state's rows per stage, v once.
@@ -678,7 +685,7 @@ int64_t RecurrentTileConfig::sharedBytes(int64_t elementBytes, attn::GateKind ga
                elementBytes +
            gates;
   // States kernel: its k and v slices (and vector gates) per pipeline stage.
-  int64_t perStage = (chunk * blockK + chunk * blockV) * elementBytes;
+  int64_t perStage = (chunk * stateRows + chunk * blockV) * elementBytes;
   if (gate == attn::GateKind::vector)
     return (perStage + gates) * stages;
   return perStage * stages + gates;

@@ -50,6 +50,14 @@ FailureOr<std::string> Printer::bufferType(Value buffer) {
   std::string ns = "metaattn::dev::";
   if (isShared(type)) {
     ArrayRef<int64_t> shape = type.getShape();
+    // A vector multi-buffered by tile-pipeline-expand: [stages, N], viewed a stage at a time.
+    bool stagedVector = shape.size() == 2 && llvm::any_of(buffer.getUsers(), [](Operation *user) {
+                          auto stage = dyn_cast<StageOp>(user);
+                          return stage && stage.getResult().getType().getRank() == 1;
+                        });
+    if (stagedVector)
+      return ns + "SmemVec<" + *elt + ", " + std::to_string(shape[1]) + ", " +
+             std::to_string(shape[0]) + ">";
     if (shape.size() == 2)
       return ns + "SmemTile<" + *elt + ", " + std::to_string(shape[0]) + ", " +
              std::to_string(shape[1]) + ">";
@@ -147,6 +155,12 @@ LogicalResult Printer::printCopy(CopyOp op) {
   ArrayRef<int64_t> dims = op.getDims() ? *op.getDims() : ArrayRef<int64_t>();
   if (srcGlobal && isShared(op.getDest().getType())) {
     std::string o = origin(op.getSourceIndices(), "origin");
+    if (cast<MemRefType>(op.getDest().getType()).getRank() == 1) {
+      line() << ns << "block::" << (op.getAsync() ? "loadVecAsync<" : "loadVec<") << nt << ">("
+             << name(op.getDest()) << ", " << name(op.getSource()) << ", " << o << ", " << dims[0]
+             << ");\n";
+      return success();
+    }
     line() << ns << "block::" << (op.getAsync() ? "loadTileAsync<" : "loadTile<") << nt << ">("
            << name(op.getDest()) << ", " << name(op.getSource()) << ", " << o << ", " << dims[0]
            << ", " << dims[1] << ");\n";

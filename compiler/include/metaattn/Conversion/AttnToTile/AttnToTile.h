@@ -50,16 +50,29 @@ struct RecurrentTileConfig {
   /// columns of a block of the output kernel; the pipeline stages of the states kernel's
   /// chunk loop and of the output kernel's key-tile loop.
   int64_t chunk = 64, warps = 4, stages = 2, outputStages = 2;
-  /// blockK is also the key tile of the output kernel's loop.
+  /// blockK is the key tile of the output kernel's loop.
   int64_t paddedKeyDim = 0, blockK = 64, blockV = 64, outputBlockV = 64;
+  /// The states kernel's blocks: key rows of the state (a divisor of paddedKeyDim, a multiple
+  /// of 16·stateWarps) and warps.
+  int64_t stateRows = 64, stateWarps = 4;
   /// Blocks per multiprocessor each kernel is compiled for (registers capped to allow them).
   int64_t statesBlocksPerSm = 1, outputBlocksPerSm = 1;
   /// Shared memory of the output kernel (`output`) or of the states kernel.
   int64_t sharedBytes(int64_t elementBytes, attn::GateKind gate, bool output) const;
 };
 
+/// Sizes a caller sets instead of the model (0: from the model): the chunk, the value
+/// columns per block of both kernels, the output kernel's warps, the states kernel's
+/// pipeline stages, rows of the state and warps per block.
+struct RecurrentTileRequest {
+  int64_t chunk = 0, blockV = 0, warps = 0, stages = 0, stateRows = 0, stateWarps = 0;
+};
+
+/// The chunk config of a recurrent op with these head dims and gate kind on `target`; the
+/// stages and blocks per multiprocessor follow from the sizes, requested or chosen.
 RecurrentTileConfig chooseRecurrentConfig(int64_t keyDim, int64_t valueDim, attn::GateKind gate,
-                                          int64_t elementBytes, const TargetDesc &target);
+                                          int64_t elementBytes, const TargetDesc &target,
+                                          const RecurrentTileRequest &request = {});
 
 /// The two kernels of the chunked algorithm of `op`. Both take the op's operands and then a
 /// buffer of the state entering every chunk, [B, H, ceil(S / chunk), padded Dk, Dv] in the

@@ -45,6 +45,10 @@ def ConvertAttnToTile : Pass<"convert-attn-to-tile", "::mlir::ModuleOp"> {
     Option<"blockN", "block-n", "int64_t", "0", "kv positions per tile (0: from the model)">,
     Option<"numWarps", "warps", "int64_t", "0", "warps per block (0: from the model)">,
     Option<"numStages", "stages", "int64_t", "0", "pipeline stages (0: from the model)">,
+    Option<"stateRows", "state-rows", "int64_t", "0",
+           "attn.recurrent: key rows of the state per block of the states kernel (0: model)">,
+    Option<"stateWarps", "state-warps", "int64_t", "0",
+           "attn.recurrent: warps per block of the states kernel (0: from the model)">,
     Option<"target", "target", "std::string", "\"sm_90\"",
            "target architecture (sm_80, sm_86, sm_89, sm_90, sm_90a with wgmma, gfx90a)">
   ];
