@@ -15,7 +15,7 @@ config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py.in"]
 llvm_config.use_default_substitutions()
 tool_dirs = [config.metaattn_tools_dir, config.llvm_tools_dir]
 llvm_config.add_tool_substitutions(
-    ["metaattn-opt", "metaattn-translate", "metaattn-run", "metaattn-demo", "FileCheck", "not",
+    ["metaattn-opt", "metaattn-translate", "metaattn-run", "metaattn-demo", "metaattn-variant", "FileCheck", "not",
      "count"],
     tool_dirs)
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)

@@ -29,9 +29,13 @@ using namespace mlir;
 using namespace metaattn;
 namespace cl = llvm::cl;
 
-static cl::opt<std::string> deviceOpt("device", cl::desc("auto, cpu or gpu"), cl::init("auto"));
-static cl::opt<bool> printIr("print-ir", cl::desc("print each variant's attn IR"));
-static cl::opt<bool> printCuda("print-cuda", cl::desc("print each variant's generated CUDA"));
+static cl::OptionCategory demoCategory("metaattn-demo options");
+static cl::opt<std::string> deviceOpt(cl::cat(demoCategory), "device", cl::desc("auto, cpu or gpu"),
+                                      cl::init("auto"));
+static cl::opt<bool> printIr(cl::cat(demoCategory), "print-ir",
+                             cl::desc("print each variant's attn IR"));
+static cl::opt<bool> printCuda(cl::cat(demoCategory), "print-cuda",
+                               cl::desc("print each variant's generated CUDA"));
 
 namespace {
 
@@ -79,6 +83,8 @@ frontend::SoftmaxOptions softmax(int64_t heads, int64_t kvHeads, int64_t dim, in
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  // --help lists this tool's options, not every option the linked LLVM libraries register.
+  cl::HideUnrelatedOptions(demoCategory);
   cl::ParseCommandLineOptions(argc, argv, "metaattn demo: build, compile, run, check\n");
   std::string device = deviceOpt;
   if (device == "auto") {

@@ -19,23 +19,32 @@
 using namespace metaattn::frontend;
 namespace cl = llvm::cl;
 
+static cl::OptionCategory variantCategory("metaattn-variant options");
 static cl::opt<std::string>
-    variant(cl::Positional, cl::Required,
+    variant(cl::cat(variantCategory), cl::Positional, cl::Required,
             cl::desc("<softmax|sigmoid|relu|softcap|alibi|relative_bias|"
                      "sliding_window|chunked|prefix_lm|sink|softpick|"
                      "retnet|document_mask|block_sparse|"
                      "differential|linear|retnet_recurrent|gated_retention|gla|"
                      "mamba2_ssd>"));
-static cl::opt<int64_t> heads("heads", cl::init(16), cl::desc("query heads"));
-static cl::opt<int64_t> kvHeads("kv-heads", cl::init(0), cl::desc("kv heads (default: heads)"));
-static cl::opt<int64_t> dim("dim", cl::init(128), cl::desc("head dim D"));
-static cl::opt<int64_t> valueDim("value-dim", cl::init(0), cl::desc("value dim (default: D)"));
-static cl::opt<bool> causal("causal", cl::desc("causal (variants that have the option)"));
-static cl::opt<bool> f16("f16", cl::desc("fp16 instead of bf16"));
-static cl::opt<bool> lse("lse", cl::desc("also return the row statistic"));
-static cl::opt<std::string> name("name", cl::init("attention"), cl::desc("function name"));
-static cl::opt<int64_t> blockQ("block-q", cl::init(128), cl::desc("block_sparse: query block"));
-static cl::opt<int64_t> blockKv("block-kv", cl::init(128), cl::desc("block_sparse: kv block"));
+static cl::opt<int64_t> heads(cl::cat(variantCategory), "heads", cl::init(16),
+                              cl::desc("query heads"));
+static cl::opt<int64_t> kvHeads(cl::cat(variantCategory), "kv-heads", cl::init(0),
+                                cl::desc("kv heads (default: heads)"));
+static cl::opt<int64_t> dim(cl::cat(variantCategory), "dim", cl::init(128), cl::desc("head dim D"));
+static cl::opt<int64_t> valueDim(cl::cat(variantCategory), "value-dim", cl::init(0),
+                                 cl::desc("value dim (default: D)"));
+static cl::opt<bool> causal(cl::cat(variantCategory), "causal",
+                            cl::desc("causal (variants that have the option)"));
+static cl::opt<bool> f16(cl::cat(variantCategory), "f16", cl::desc("fp16 instead of bf16"));
+static cl::opt<bool> lse(cl::cat(variantCategory), "lse",
+                         cl::desc("also return the row statistic"));
+static cl::opt<std::string> name(cl::cat(variantCategory), "name", cl::init("attention"),
+                                 cl::desc("function name"));
+static cl::opt<int64_t> blockQ(cl::cat(variantCategory), "block-q", cl::init(128),
+                               cl::desc("block_sparse: query block"));
+static cl::opt<int64_t> blockKv(cl::cat(variantCategory), "block-kv", cl::init(128),
+                                cl::desc("block_sparse: kv block"));
 
 template <typename Options> static Options common() {
   Options o;
@@ -51,6 +60,8 @@ template <typename Options> static Options common() {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  // --help lists this tool's options, not every option the linked LLVM libraries register.
+  cl::HideUnrelatedOptions(variantCategory);
   cl::ParseCommandLineOptions(argc, argv, "print a metaattn library variant as attn IR\n");
   std::optional<AttentionBuilder> builder;
   std::optional<RecurrentBuilder> recurrent;

@@ -7,4 +7,18 @@
 // CHECK-DAG: --seq-q=
 // CHECK-DAG: --resource-report
 // CHECK-DAG: --warp-specialize
+// CHECK-DAG: --state-rows=
 // CHECK-NOT: amdgpu
+
+// The same for metaattn-variant and metaattn-demo.
+// RUN: metaattn-variant --help | FileCheck %s --check-prefix=VARIANT
+// VARIANT-NOT: amdgpu
+// VARIANT: metaattn-variant options:
+// VARIANT-DAG: --heads=
+// VARIANT-DAG: --value-dim=
+// VARIANT-NOT: amdgpu
+// RUN: metaattn-demo --help | FileCheck %s --check-prefix=DEMO
+// DEMO-NOT: amdgpu
+// DEMO: metaattn-demo options:
+// DEMO-DAG: --print-cuda
+// DEMO-NOT: amdgpu
