@@ -9,8 +9,11 @@
 ///      multiple of 4, so warps 4g..4g+3 (warpgroup g) own rows 64g..64g+63
 ///      and each warp's sub-tiles are laid out exactly as wgmma's m64nN
 ///      accumulator fragment. N a multiple of 16, at most 256.
-///   A: a shared K-major tile SmemTile<T, M, K> (gemmSS) or a register
-///      Frag<T, M, K, W> (gemmRS; its m16n8 layout is wgmma's A fragment).
+///   A: a shared K-major tile SmemTile<T, M, K> (gemmSS), a register
+///      Frag<T, M, K, W> (gemmRS; its m16n8 layout is wgmma's A fragment), or
+///      Aᵀ stored as a K x M tile SmemTile<T, K, M> read M-major (gemmTS: the
+///      state update Kᵀ V with K as loaded, rows = tokens); warpgroup g reads
+///      column block g (64 columns) of it.
 ///   B: TransB = true:  an N x K tile (rows = output columns), K-major.
 ///      TransB = false: a K x N tile (rows = reduction index), read N-major.
 ///   Shared tiles must be stored as 128-byte column blocks (SmemTile with a
@@ -153,6 +156,34 @@ METAATTN_DEV void gemmSS(Frag<float, M, N, W>& C, SmemTile<T, M, K, 1> A,
     const unsigned long long da =
         ptx::wgmmaDesc(aBase + (kt >> 2) * TA::kColumnBlockBytes + (kt & 3) * 32, 16, 1024);
     ptx::WgmmaOp<N>::template ss<T, TransB ? 0 : 1>(C.v, da, wg_detail::descB<TransB>(B, kt), 1);
+  }
+  ptx::wgmmaCommit();
+  if constexpr (Wait)
+    ptx::wgmmaWait<0>();
+  wg_detail::fenceAll<N>(C.v);
+}
+
+/// C += Aᵀ * op(B), A stored transposed: a K x M shared tile read M-major
+/// (imm-trans-a), one 128-byte column block (64 rows of C) per warpgroup.
+template <bool TransB, bool Wait = true, class T, int M, int N, int W, int K, int BR, int BC>
+METAATTN_DEV void gemmTS(Frag<float, M, N, W>& C, SmemTile<T, K, M, 1> At,
+                         SmemTile<T, BR, BC, 1> B) {
+  static_assert(wg_detail::Check<T, M, N, W>::ok, "");
+  using TA = SmemTile<T, K, M, 1>;
+  static_assert(TA::kColumnBlocks && SmemTile<T, BR, BC, 1>::kColumnBlocks,
+                "wg::gemmTS: tiles must have rows of a multiple of 128 bytes");
+  static_assert(64 * (int)sizeof(T) == 128, "wg::gemmTS: 64 rows of C per 128-byte column block");
+  static_assert(TransB ? (BR == N && BC == K) : (BR == K && BC == N),
+                "wg::gemmTS: B tile must be N x K (TransB) or K x N");
+  const unsigned aBase =
+      detail::sharedAddr(At.base) + (detail::warpId() >> 2) * TA::kColumnBlockBytes;
+  wg_detail::fenceAll<N>(C.v);
+  ptx::wgmmaFence();
+#pragma unroll
+  for (int kt = 0; kt < K / 16; ++kt) {
+    // Sixteen rows (k) of 128 bytes per k-step, as B's N-major reads.
+    const unsigned long long da = ptx::wgmmaDesc(aBase + kt * 2048, TA::kColumnBlockBytes, 1024);
+    ptx::WgmmaOp<N>::template ss<T, TransB ? 0 : 1, 1>(C.v, da, wg_detail::descB<TransB>(B, kt), 1);
   }
   ptx::wgmmaCommit();
   if constexpr (Wait)

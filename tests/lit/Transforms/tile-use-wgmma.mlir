@@ -51,3 +51,28 @@ tile.kernel @not_fitting(%t: !tile.tensor<?x64xbf16>) attributes {grid = array<i
   tile.gemm %q2, %k2, %s2 {transpose_b} : memref<128x40xbf16, #tile.space<shared>>, memref<64x40xbf16, #tile.space<shared>>, memref<128x64xf32, #tile.space<fragment>>
   tile.return
 }
+
+// -----
+
+// The state update Kᵀ V with K stored as loaded (tokens x key dims, transpose_a): two
+// warpgroups, each reading one 64-column block of Kᵀ, fit wgmma (imm-trans-a); with one
+// warp per 32 rows of the state it stays on mma.sync (warp::gemmTS).
+// CHECK-LABEL: tile.kernel @state_update
+// CHECK: tile.gemm %{{.*}}, %{{.*}}, %{{.*}} {tile.wgmma, transpose_a}
+// CHECK-LABEL: tile.kernel @state_update_32_rows_per_warp
+// CHECK-NOT: tile.wgmma
+// CHECK: tile.return
+tile.kernel @state_update(%t: !tile.tensor<?x64xbf16>) attributes {grid = array<i64: 0, 0, 128, -1, 0, 1, -1, 0, 1>, threads = 256 : i64} {
+  %k = tile.alloc : memref<64x128xbf16, #tile.space<shared>>
+  %v = tile.alloc : memref<64x64xbf16, #tile.space<shared>>
+  %s = tile.alloc : memref<128x64xf32, #tile.space<fragment>>
+  tile.gemm %k, %v, %s {transpose_a} : memref<64x128xbf16, #tile.space<shared>>, memref<64x64xbf16, #tile.space<shared>>, memref<128x64xf32, #tile.space<fragment>>
+  tile.return
+}
+tile.kernel @state_update_32_rows_per_warp(%t: !tile.tensor<?x64xbf16>) attributes {grid = array<i64: 0, 0, 128, -1, 0, 1, -1, 0, 1>, threads = 128 : i64} {
+  %k = tile.alloc : memref<64x128xbf16, #tile.space<shared>>
+  %v = tile.alloc : memref<64x64xbf16, #tile.space<shared>>
+  %s = tile.alloc : memref<128x64xf32, #tile.space<fragment>>
+  tile.gemm %k, %v, %s {transpose_a} : memref<64x128xbf16, #tile.space<shared>>, memref<64x64xbf16, #tile.space<shared>>, memref<128x64xf32, #tile.space<fragment>>
+  tile.return
+}

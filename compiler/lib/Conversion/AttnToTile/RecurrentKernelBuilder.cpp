@@ -664,12 +664,17 @@ RecurrentTileConfig metaattn::chooseRecurrentConfig(int64_t keyDim, int64_t valu
   // each stage).
   if (!request.stages && cfg.stages > 2 && fit(/*output=*/false) < 3)
     cfg.stages = 2;
-  // Registers: the state's share of each thread plus about 104 for the rest (ptxas took
-  // 158-166 for 64 or 128 rows x 64 over four warps at three blocks).
+  // Registers: the state's share of each thread plus about 104 for the rest on mma.sync
+  // (ptxas took 158-166 for 64 or 128 rows x 64 over four warps at three blocks), 58 when
+  // the update runs on wgmma (16 rows per warp, sm_90a: no ldmatrix fragments; 90 for 128
+  // rows over eight warps, 108 for 64 over four).
   int64_t stateThreads = cfg.stateWarps * 32;
-  int64_t stateRegs = cfg.stateRows * cfg.blockV / stateThreads + 104;
+  bool wgmma = target.wgmma && elementBytes == 2 && cfg.stateRows == 16 * cfg.stateWarps &&
+               cfg.stateWarps % 4 == 0 && cfg.blockV % 16 == 0 && cfg.blockV * 2 % 128 == 0;
+  int64_t stateRegs = cfg.stateRows * cfg.blockV / stateThreads + (wgmma ? 58 : 104);
   int64_t byRegisters = 65536 / (stateThreads * stateRegs);
-  cfg.statesBlocksPerSm = std::clamp<int64_t>(std::min(fit(/*output=*/false), byRegisters), 1, 3);
+  cfg.statesBlocksPerSm =
+      std::clamp<int64_t>(std::min(fit(/*output=*/false), byRegisters), 1, wgmma ? 4 : 3);
   cfg.outputBlocksPerSm = std::clamp<int64_t>(fit(/*output=*/true), 1, 2);
   return cfg;
 }

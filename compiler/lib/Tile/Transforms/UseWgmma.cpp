@@ -46,9 +46,12 @@ std::string whyNot(GemmOp gemm, int64_t warps) {
   if (!is16Bit(a.getElementType()) || !is16Bit(b.getElementType()) ||
       a.getElementType() != b.getElementType())
     return "the operands are not both bf16 or both f16";
-  if (gemm.getTransposeA())
-    return "A is transposed (warp::gemmTS on mma.sync reads it; no wgmma form yet)";
-  if (isFragment(a)) {
+  if (gemm.getTransposeA()) {
+    // Aᵀ stored K x M, read M-major: each warpgroup's 64 rows of C are one column block.
+    if (!fitsSharedOperand(a) || a.getDimSize(1) != m)
+      return "the transposed shared operand A is not a 128-byte swizzled tile of the "
+             "accumulator's rows as columns";
+  } else if (isFragment(a)) {
     if (a.getRank() != 2 || a.getDimSize(0) != m || a.getDimSize(1) % 16 != 0)
       return "the register operand A does not match the accumulator's rows";
   } else if (!fitsSharedOperand(a) || a.getDimSize(0) != m) {
