@@ -622,18 +622,19 @@ RecurrentTileConfig metaattn::chooseRecurrentConfig(int64_t keyDim, int64_t valu
   int64_t rowsPerWarpGroup = 16 * cfg.warps;
   cfg.paddedKeyDim = (keyDim + rowsPerWarpGroup - 1) / rowsPerWarpGroup * rowsPerWarpGroup;
   int64_t paddedValue = (valueDim + 15) / 16 * 16;
-  // The states kernel splits the state into tiles of 128 (or 64) key rows x 64 value columns
-  // (64 or 32 f32 registers per thread over four warps); each block reads only its slices of
-  // K and V, and three stages keep the chunk loads ahead of the serial walk over the chunks.
-  // 128 rows measured 10-16% faster than 64 on the H200 (YOCO, RetNet B8, Mamba2 B8, GLA;
-  // tests/gpu/sweep_linear.sh); 8 warps per block were slower.
+  // The states kernel splits the state into tiles of 128 (or 64) key rows x 64 value columns;
+  // each block reads only its slices of K and V, and three stages keep the chunk loads ahead
+  // of the serial walk over the chunks. On the H200 (tests/gpu/sweep_linear.sh, YOCO, RetNet
+  // B8, Mamba2 B8, GLA) 128 rows over four warps on mma.sync were 10-16% faster than 64, and
+  // 128 rows over eight warps with the update on wgmma (sm_90a) 3-5% faster again; without
+  // wgmma, eight warps were slower than four.
   cfg.blockK = rowsPerWarpGroup;
   cfg.blockV = pick(request.blockV, std::min<int64_t>(paddedValue, 64));
   int64_t rows = cfg.paddedKeyDim % 128 == 0  ? 128
                  : cfg.paddedKeyDim % 64 == 0 ? 64
                                               : cfg.paddedKeyDim;
   cfg.stateRows = pick(request.stateRows, rows);
-  int64_t stateWarps = 4;
+  int64_t stateWarps = target.wgmma && elementBytes == 2 && cfg.stateRows == 128 ? 8 : 4;
   while (stateWarps > 1 && cfg.stateRows % (16 * stateWarps) != 0)
     stateWarps /= 2;
   cfg.stateWarps = pick(request.stateWarps, stateWarps);
