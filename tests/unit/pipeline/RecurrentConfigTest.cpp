@@ -1,0 +1,77 @@
+//===- RecurrentConfigTest.cpp - the chunk config of attn.recurrent -------===//
+//
+// chooseRecurrentConfig: the states kernel's blocks by target and head dims, requested sizes
+// winning over the model, and the derived stages and blocks per multiprocessor staying within
+// the target's shared memory.
+//
+//===----------------------------------------------------------------------===//
+
+#include "metaattn/Conversion/AttnToTile/AttnToTile.h"
+
+#include <gtest/gtest.h>
+
+using namespace metaattn;
+
+namespace {
+
+TargetDesc target(llvm::StringRef name) {
+  std::optional<TargetDesc> t = TargetDesc::get(name);
+  EXPECT_TRUE(t.has_value()) << name.str();
+  return *t;
+}
+
+/// Shared memory a multiprocessor gives the states kernel's blocks (with the model's slack).
+void expectFits(const RecurrentTileConfig &cfg, attn::GateKind gate, const TargetDesc &t) {
+  EXPECT_LE(cfg.sharedBytes(2, gate, /*output=*/false), t.sharedBytesPerBlock);
+  EXPECT_LE(cfg.sharedBytes(2, gate, /*output=*/true), t.sharedBytesPerBlock);
+  EXPECT_LE((cfg.sharedBytes(2, gate, false) + 3072) * cfg.statesBlocksPerSm,
+            t.sharedBytesPerBlock + 1024);
+}
+
+TEST(RecurrentConfigTest, WideKeysUseEightWarpsOnWgmma) {
+  TargetDesc hopper = target("sm_90a");
+  RecurrentTileConfig cfg = chooseRecurrentConfig(256, 256, attn::GateKind::token, 2, hopper);
+  EXPECT_EQ(cfg.stateRows, 128);
+  EXPECT_EQ(cfg.stateWarps, 8);
+  EXPECT_EQ(cfg.paddedKeyDim % cfg.stateRows, 0);
+  expectFits(cfg, attn::GateKind::token, hopper);
+  // Without wgmma the same rows go over four warps (mma.sync).
+  TargetDesc sm90 = target("sm_90");
+  RecurrentTileConfig plain = chooseRecurrentConfig(256, 256, attn::GateKind::token, 2, sm90);
+  EXPECT_EQ(plain.stateRows, 128);
+  EXPECT_EQ(plain.stateWarps, 4);
+  expectFits(plain, attn::GateKind::token, sm90);
+}
+
+TEST(RecurrentConfigTest, OddKeyDimsGetRowsThatDivideThePaddedDim) {
+  TargetDesc hopper = target("sm_90a");
+  for (int64_t dk : {1, 17, 64, 72, 136, 200}) {
+    RecurrentTileConfig cfg = chooseRecurrentConfig(dk, 40, attn::GateKind::vector, 2, hopper);
+    EXPECT_GE(cfg.paddedKeyDim, dk);
+    EXPECT_EQ(cfg.paddedKeyDim % cfg.stateRows, 0) << "Dk " << dk;
+    EXPECT_EQ(cfg.stateRows % (16 * cfg.stateWarps), 0) << "Dk " << dk;
+    EXPECT_GE(cfg.stages, 1);
+    EXPECT_GE(cfg.statesBlocksPerSm, 1);
+    expectFits(cfg, attn::GateKind::vector, hopper);
+  }
+}
+
+TEST(RecurrentConfigTest, RequestedSizesWinAndStagesFollow) {
+  TargetDesc hopper = target("sm_90a");
+  RecurrentTileRequest request;
+  request.stateRows = 256;
+  request.stateWarps = 8;
+  request.blockV = 32;
+  RecurrentTileConfig cfg =
+      chooseRecurrentConfig(256, 256, attn::GateKind::vector, 2, hopper, request);
+  EXPECT_EQ(cfg.stateRows, 256);
+  EXPECT_EQ(cfg.stateWarps, 8);
+  EXPECT_EQ(cfg.blockV, 32);
+  EXPECT_EQ(cfg.outputBlockV, 32);
+  // The stages were chosen for the requested rows: the states kernel still fits.
+  expectFits(cfg, attn::GateKind::vector, hopper);
+  request.stages = 2;
+  EXPECT_EQ(chooseRecurrentConfig(256, 256, attn::GateKind::vector, 2, hopper, request).stages, 2);
+}
+
+} // namespace
