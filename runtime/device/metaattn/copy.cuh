@@ -133,6 +133,25 @@ METAATTN_DEV void loadTile(SmemTile<T, Rows, Cols, 1> dst, const TensorRef<R>& s
   detail::loadTileImpl<false, NThreads>(dst, src, origin, rowDim, colDim);
 }
 
+namespace detail {
+template <bool Async, int NThreads, class T, int N, int R>
+METAATTN_DEV void loadVecImpl(SmemVec<T, N, 1> dst, const TensorRef<R>& src,
+                              const long long (&origin)[R], int dim) {
+  bool othersIn;
+  const long long off = dev::detail::originOffset(src, origin, dim, dim, othersIn);
+  const T* base = static_cast<const T*>(src.data) + off;
+  const long long stride = src.strides[dim], n = src.sizes[dim], i0 = origin[dim];
+  for (int i = (int)threadIdx.x; i < N; i += NThreads) {
+    const bool in = othersIn && (unsigned long long)(i0 + i) < (unsigned long long)n;
+    if constexpr (Async && sizeof(T) == 4)
+      ptx::cpAsync4(dev::detail::sharedAddr(&dst[i]),
+                    in ? (const void*)(base + i * stride) : src.data, in ? 4 : 0);
+    else
+      dst[i] = in ? base[i * stride] : T{};
+  }
+}
+} // namespace detail
+
 /// The N elements of `src` from `origin` along dimension `dim` into `dst`, zero past the
 /// tensor's bounds (a strided vector: one gate or one per-token input per row of a chunk).
 /// 4-byte elements go by cp.async (pending until asyncWait, like loadTileAsync); others are
@@ -140,18 +159,7 @@ METAATTN_DEV void loadTile(SmemTile<T, Rows, Cols, 1> dst, const TensorRef<R>& s
 template <int NThreads, class T, int N, int R>
 METAATTN_DEV void loadVecAsync(SmemVec<T, N, 1> dst, const TensorRef<R>& src,
                                const long long (&origin)[R], int dim) {
-  bool othersIn;
-  const long long off = dev::detail::originOffset(src, origin, dim, dim, othersIn);
-  const T* base = static_cast<const T*>(src.data) + off;
-  const long long stride = src.strides[dim], n = src.sizes[dim], i0 = origin[dim];
-  for (int i = (int)threadIdx.x; i < N; i += NThreads) {
-    const bool in = othersIn && (unsigned long long)(i0 + i) < (unsigned long long)n;
-    if constexpr (sizeof(T) == 4)
-      ptx::cpAsync4(dev::detail::sharedAddr(&dst[i]),
-                    in ? (const void*)(base + i * stride) : src.data, in ? 4 : 0);
-    else
-      dst[i] = in ? base[i * stride] : T{};
-  }
+  detail::loadVecImpl<true, NThreads>(dst, src, origin, dim);
 }
 
 /// Synchronous loadVecAsync: complete on return (a barrier is still needed before other
@@ -159,13 +167,7 @@ METAATTN_DEV void loadVecAsync(SmemVec<T, N, 1> dst, const TensorRef<R>& src,
 template <int NThreads, class T, int N, int R>
 METAATTN_DEV void loadVec(SmemVec<T, N, 1> dst, const TensorRef<R>& src,
                           const long long (&origin)[R], int dim) {
-  bool othersIn;
-  const long long off = dev::detail::originOffset(src, origin, dim, dim, othersIn);
-  const T* base = static_cast<const T*>(src.data) + off;
-  const long long stride = src.strides[dim], n = src.sizes[dim], i0 = origin[dim];
-  for (int i = (int)threadIdx.x; i < N; i += NThreads)
-    dst[i] =
-        othersIn && (unsigned long long)(i0 + i) < (unsigned long long)n ? base[i * stride] : T{};
+  detail::loadVecImpl<false, NThreads>(dst, src, origin, dim);
 }
 
 /// Converts fragment `f` (float or 16-bit) to T and writes its M x N window

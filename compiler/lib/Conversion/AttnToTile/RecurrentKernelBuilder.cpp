@@ -625,7 +625,7 @@ RecurrentTileConfig metaattn::chooseRecurrentConfig(int64_t keyDim, int64_t valu
   // The states kernel splits the state into tiles of 128 (or 64) key rows x 64 value columns;
   // each block reads only its slices of K and V, and three stages keep the chunk loads ahead
   // of the serial walk over the chunks. On the H200 (tests/gpu/sweep_linear.sh, YOCO, RetNet
-  // B8, Mamba2 B8, GLA) 128 rows over four warps on mma.sync were 10-16% faster than 64, and
+  // B8, Mamba2 B8, GLA) 128 rows over four warps on mma.sync were 9-14% faster than 64, and
   // 128 rows over eight warps with the update on wgmma (sm_90a) 3-5% faster again; without
   // wgmma, eight warps were slower than four.
   cfg.blockK = rowsPerWarpGroup;
