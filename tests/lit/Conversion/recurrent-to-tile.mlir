@@ -15,8 +15,8 @@
 // The chunked algorithm is two kernels. @gated_step0 walks the chunks of one (key tile x
 // value tile, head, batch) with its part of the state in registers: it writes the state
 // entering each chunk to the chunk-states buffer (parameter 5, [B, H, ceil(S/64), 64, 32]
-// bf16), reads the gates through gate_mod, zeroes them past the sequence and scans them in
-// f32, applies v_mod (its per-head input read once, at the start) and scales the rows of V
+// bf16), scans the gates in f32 right after they arrive (without gate_mod the copy's zero
+// fill past the sequence is their masking: no pass over them), applies v_mod (its per-head input read once, at the start) and scales the rows of V
 // by exp(G_last - G) in one pass in place, decays the state by exp(G_last) and adds Kᵀ V,
 // reading K as stored (transpose_a). @gated_step1 handles one
 // (chunk, head x value tile, batch): V and the gates once, then a pipelined loop over the key
@@ -54,12 +54,6 @@ func.func @gated(%q: tensor<?x?x2x64xbf16>, %k: tensor<?x?x2x64xbf16>, %v: tenso
 // CHECK-NEXT: tile.copy %arg2
 // CHECK-NEXT: tile.copy %arg3[{{.*}}] to %[[GATES]] {dims = array<i64: 1>} : !tile.tensor<?x?x4xf32> to memref<64xf32, #tile.space<shared>>
 // CHECK-NEXT: tile.copy %[[STATE]] to %arg5[{{.*}}, %[[K0]], {{.*}}] {dims = array<i64: 3, 4>} : memref<64x32xf32, #tile.space<fragment>> to !tile.tensor<?x4x?x64x32xbf16>
-// CHECK: tile.parallel
-// CHECK-NOT: tile.read
-// CHECK: memref.load %[[GATES]]
-// CHECK: arith.select
-// CHECK: memref.store {{.*}}, %[[GATES]]
-// CHECK: tile.barrier
 // CHECK-NEXT: tile.scan %[[GATES]] : memref<64xf32, #tile.space<shared>>
 // CHECK-NEXT: tile.barrier
 // CHECK: tile.parallel (%[[J:.*]], %[[C:.*]]) in [64, 32]
@@ -111,3 +105,30 @@ func.func @gated(%q: tensor<?x?x2x64xbf16>, %k: tensor<?x?x2x64xbf16>, %v: tenso
 // CHECK: memref.store {{.*}}, %[[P]]
 // CHECK: tile.gemm %[[P]], %[[V]], %[[OUT]]
 // CHECK-NEXT: tile.copy %[[OUT]] to %arg6
+
+// With gate_mod (Mamba2's A·dt) the gates go through it in a pass over the chunk that also
+// zeroes them past the sequence (the modifier of a zero need not be zero), then the scan.
+func.func @modified_gate(%q: tensor<?x?x1x64xbf16>, %k: tensor<?x?x1x64xbf16>, %v: tensor<?x?x8x64xbf16>,
+                         %g: tensor<?x?x8xf32>, %dt: tensor<?x?x8xf32>, %a: tensor<8xf32>) -> tensor<?x?x8x64xbf16> {
+  %o = attn.recurrent %q, %k, %v gate(%g : tensor<?x?x8xf32>) inputs(%dt, %a : tensor<?x?x8xf32>, tensor<8xf32>)
+    gate_mod {
+    ^bb0(%x: f32, %b: index, %t: index, %h: index, %d: index, %dtv: f32, %av: f32):
+      %r = arith.mulf %av, %dtv : f32
+      attn.yield %r : f32
+    } {gate_kind = #attn<gate token>, input_dims = ["b,t,h", "h"]}
+    : tensor<?x?x1x64xbf16>, tensor<?x?x1x64xbf16>, tensor<?x?x8x64xbf16> -> tensor<?x?x8x64xbf16>
+  return %o : tensor<?x?x8x64xbf16>
+}
+
+// CHECK-LABEL: tile.kernel @modified_gate_step0
+// CHECK: tile.pipelined
+// CHECK: tile.parallel (%[[R:.*]]) in [64]
+// CHECK: memref.load %{{.*}}[%[[R]]]
+// CHECK-NEXT: %[[DT:.*]] = memref.load %{{.*}}[%[[R]]]
+// CHECK-NEXT: %[[M:.*]] = arith.mulf %{{.*}}, %[[DT]] : f32
+// CHECK: %[[Z:.*]] = arith.select %{{.*}}, %[[M]], %{{.*}} : f32
+// CHECK: memref.store %[[Z]], %[[GATES:.*]][%[[R]]]
+// CHECK: tile.barrier
+// CHECK-NEXT: tile.scan %[[GATES]]
+// CHECK-NEXT: tile.barrier
+// CHECK-LABEL: tile.kernel @modified_gate_step1

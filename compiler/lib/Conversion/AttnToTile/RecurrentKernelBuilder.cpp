@@ -175,7 +175,13 @@ void RecurrentBuilder::loadGates(Value t0) {
   // log α per row (and key dim) of the chunk, through gate_mod, in place; zero past the
   // sequence, so the last chunk's total decay is that of its real rows. Gates per token (and
   // key dim) are already in `gates`, copied with the chunk's other operands; a gate per head
-  // is read here.
+  // is read here. Without gate_mod the copies' zero fill past the sequence (and the key
+  // dim) is the masking already, and the scan follows the barrier that made them visible.
+  if (kind != GateKind::head && op.getGateMod().empty()) {
+    b.create<ScanOp>(loc, gates);
+    b.create<BarrierOp>(loc);
+    return;
+  }
   SmallVector<int64_t> shape = {chunk};
   if (vectorGate)
     shape.push_back(gateCols);

@@ -8,6 +8,8 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <optional>
+
 namespace metaattn::cuda {
 
 /// Prints one kernel. Scalar SSA values become `const` locals named v<N>; buffers become
@@ -45,6 +47,10 @@ private:
   mlir::LogicalResult printTileOp(mlir::Operation *op);
   mlir::LogicalResult printParallel(tile::ParallelOp op);
   mlir::LogicalResult printStridedParallel(tile::ParallelOp op);
+  /// The strided loop with each thread owning whole 16-byte chunks of the shared tiles the
+  /// body addresses at its own indices; std::nullopt (nothing printed) where that does not
+  /// apply.
+  std::optional<mlir::LogicalResult> printChunkedParallel(tile::ParallelOp op);
   mlir::LogicalResult printLoadStore(mlir::Operation *op);
   mlir::LogicalResult printCopy(tile::CopyOp op);
   mlir::LogicalResult printWarpSpecialize(tile::WarpSpecializeOp op);
@@ -69,6 +75,12 @@ private:
     std::string elem2d, slot1d;
     /// Whether threads own the loop's indices through a fragment (else they are strided).
     bool anchored = true;
+    /// Vectorised strided loops: shared tiles read and written a 16-byte chunk at a time
+    /// through a register array per tile, indexed by `lane` where the body addresses the
+    /// tile at exactly (row, col) = the loop's indices.
+    llvm::DenseMap<mlir::Value, std::string> chunkArrays;
+    std::string lane;
+    mlir::Value row, col;
   };
   std::optional<ParallelContext> parallel;
   friend struct IndentScope;

@@ -75,6 +75,41 @@ struct TileUseWgmmaPass : public metaattn::tile::impl::TileUseWgmmaBase<TileUseW
       if (whyNot(gemm, warps).empty())
         gemm->setAttr(kWgmmaAttr, builder.getUnitAttr());
     });
+    kernel.walk([&](Block *block) { issueTogether(*block); });
+  }
+
+  /// Adjacent wgmma gemms into different accumulators, none reading another's, are issued
+  /// back to back and waited for once (`tile.gemm {async}` ... `tile.gemm_wait 0`): one
+  /// round trip to the tensor cores instead of one per gemm.
+  static void issueTogether(Block &block) {
+    SmallVector<GemmOp> run;
+    auto flush = [&] {
+      if (run.size() >= 2) {
+        SmallVector<Value> accumulators;
+        for (GemmOp gemm : run) {
+          gemm.setAsync(true);
+          accumulators.push_back(gemm.getC());
+        }
+        OpBuilder b(run.back()->getContext());
+        b.setInsertionPointAfter(run.back());
+        b.create<GemmWaitOp>(run.back().getLoc(), 0, accumulators);
+      }
+      run.clear();
+    };
+    for (Operation &op : llvm::make_early_inc_range(block)) {
+      auto gemm = dyn_cast<GemmOp>(&op);
+      bool joins = gemm && gemm->hasAttr(kWgmmaAttr) && !gemm.getAsync() &&
+                   llvm::none_of(run, [&](GemmOp earlier) {
+                     Value c = earlier.getC();
+                     return c == gemm.getC() || c == gemm.getA() || c == gemm.getB() ||
+                            gemm.getC() == earlier.getA() || gemm.getC() == earlier.getB();
+                   });
+      if (!joins)
+        flush();
+      if (gemm && gemm->hasAttr(kWgmmaAttr) && !gemm.getAsync())
+        run.push_back(gemm);
+    }
+    flush();
   }
 };
 

@@ -68,7 +68,10 @@ def TileUseWgmma : Pass<"tile-use-wgmma", "::metaattn::tile::KernelOp"> {
     per warp with whole warpgroups (`rows = 16 · warps`, warps a multiple of 4) and 16..256
     columns in steps of 16, A is a fragment with the same layout or a shared tile, and every
     shared operand's rows are a multiple of 128 bytes (the 128-byte swizzled layout wgmma
-    reads). Other gemms keep the warp-level mma.sync path. Needs `tile-infer-layout` first.
+    reads). Other gemms keep the warp-level mma.sync path. Adjacent marked gemms into
+    different accumulators, none reading another's accumulator, are then issued together
+    (`async`) and waited for once by a `tile.gemm_wait 0` after the last. Needs
+    `tile-infer-layout` first.
 
     Before: `tile.gemm %qs, %ks, %s {transpose_b} : ...` in a 256-thread kernel with
     `%s : memref<128x128xf32, #tile.space<fragment>>`, `%qs : memref<128x128xbf16, ...>`.
