@@ -21,6 +21,22 @@
 // LOWER-LABEL: tile.kernel @gated_step1
 // LOWER: %[[C3:.*]] = arith.constant 3 : index
 // LOWER: tile.pipelined %{{.*}} = %{{.*}} to %[[C3]]
+// Vector gates (GLA): per key tile, one pass builds Q ⊙ exp(G) and, for the sub-chunks 1-3
+// of 16 rows, Q̃_s (the rows of s against G at s's first row) and K̃_s (the keys before s
+// against the same reference); the diagonal sub-chunks are element-wise (a loop over the
+// tile's key dims), the rest three gemms into the scores.
+// LOWER-LABEL: tile.kernel @gla_vector_step1
+// LOWER: tile.pipelined
+// LOWER: tile.parallel (%{{.*}}, %{{.*}}) in [64, 64]
+// LOWER-COUNT-5: math.exp
+// LOWER: tile.barrier
+// LOWER-NEXT: tile.parallel
+// LOWER: arith.cmpi uge
+// LOWER: scf.for
+// LOWER: tile.gemm %[[QG:.*]], %[[ST:.*]], %[[OUT:.*]] : memref<64x64xbf16
+// LOWER-NEXT: tile.gemm %[[Q1:.*]], %[[K1:.*]], %[[S:.*]] {transpose_b}
+// LOWER-NEXT: tile.gemm %[[Q2:.*]], %[[K2:.*]], %[[S]] {transpose_b}
+// LOWER-NEXT: tile.gemm %[[Q3:.*]], %[[K3:.*]], %[[S]] {transpose_b}
 
 func.func @linear_states(%q: tensor<?x?x1x136xbf16>, %k: tensor<?x?x1x136xbf16>,
                          %v: tensor<?x?x1x72xbf16>, %h0: tensor<?x1x136x72xf32>)

@@ -103,6 +103,11 @@ private:
   Value batch, head, qkHead, k0, v0, seqLen;
   // Buffers.
   Value qS, kS, vS, stateS, gates, scores, probs, out, state;
+  /// Vector gates, output kernel: Q ⊙ exp(G), and per sub-chunk s >= 1 Q̃_s and K̃_s.
+  Value qgS;
+  SmallVector<Value> qtS, ktS;
+  /// Rows of a sub-chunk (vector gates): a quarter of the chunk.
+  int64_t sub = 16;
 };
 
 SmallVector<Value> RecurrentBuilder::readInputs(Value t, Value d, Value row) {
@@ -247,13 +252,47 @@ void RecurrentBuilder::accumulateKeyTile(Value keyOffset) {
   // over the tile's key dims, element-wise) and out += Q_k S_k. Vector gates scale Q_k by
   // exp(G) in place for the second; scalar gates do it on the output rows after the loop.
   if (vectorGate) {
+    // The decay differs per key dim, so D does not factor out of Q Kᵀ. Sub-chunks of
+    // `sub` rows: for rows i of sub-chunk s and keys j of an earlier sub-chunk, with the
+    // reference R = G at s's first row, (Q Kᵀ ⊙ D)_ij = Σ_d q_id exp(G_id - R_d) ·
+    // k_jd exp(R_d - G_jd), both factors <= 1: a gemm of Q̃ (every row against its own
+    // sub-chunk's reference) and K̃_s (keys before s, zero elsewhere) restricted to the
+    // rows of s (Q̃_s: the other rows zero). Only the diagonal sub-chunks stay element-wise.
+    int64_t subs = chunk / sub;
+    SmallVector<Value> pivs;
+    ParallelOp ppar = beginParallel({chunk, keyCols}, pivs);
+    {
+      Value r = pivs[0], c = pivs[1];
+      Value d = add(keyOffset, c);
+      Value q = toF32(load(qS, pivs));
+      Value k = toF32(load(kS, pivs));
+      Value g = logDecay(r, d);
+      Value rowSub = b.create<arith::DivUIOp>(loc, r, idx(sub));
+      store(toElt(mulF(q, expF(g))), qgS, pivs);
+      Value qt = toElt(mulF(q, expF(subF(g, logDecay(mul(rowSub, idx(sub)), d)))));
+      for (int64_t s = 1; s < subs; ++s) {
+        Value ref = logDecay(idx(s * sub), d);
+        Value inSub = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, rowSub, idx(s));
+        store(select(inSub, qt, b.create<arith::ConstantOp>(loc, b.getZeroAttr(elt))), qtS[s - 1],
+              pivs);
+        Value before = lessThan(r, idx(s * sub));
+        store(toElt(select(before, mulF(k, expF(subF(ref, g))), f32(0.0))), ktS[s - 1], pivs);
+      }
+    }
+    endParallel(ppar);
+    b.create<BarrierOp>(loc);
+    // The diagonal sub-chunks: Σ_d q_id k_jd exp(G_id - G_jd) for j <= i in i's sub-chunk.
     SmallVector<Value> ivs;
     ParallelOp par = beginParallel({chunk, chunk}, ivs);
     Value i = ivs[0], j = ivs[1];
-    Value s = causalOrZero(i, j, [&] {
-      // Σ_d q_id k_jd exp(G_id - G_jd): the decay differs per key dim.
-      auto loop = b.create<scf::ForOp>(loc, idx(0), idx(keyCols), idx(1), ValueRange{f32(0.0)});
+    Value first = mul(b.create<arith::DivUIOp>(loc, i, idx(sub)), idx(sub));
+    Value same = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::uge, j, first);
+    Value keep = andI(same, b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::sle, j, i));
+    auto ifKeep = b.create<scf::IfOp>(loc, b.getF32Type(), keep, /*withElse=*/true);
+    {
       OpBuilder::InsertionGuard inner(b);
+      b.setInsertionPointToStart(&ifKeep.getThenRegion().front());
+      auto loop = b.create<scf::ForOp>(loc, idx(0), idx(keyCols), idx(1), ValueRange{f32(0.0)});
       b.setInsertionPointToStart(loop.getBody());
       Value dl = loop.getInductionVar();
       Value d = add(keyOffset, dl);
@@ -261,17 +300,18 @@ void RecurrentBuilder::accumulateKeyTile(Value keyOffset) {
       Value w = mulF(qk, expF(subF(logDecay(i, d), logDecay(j, d))));
       b.create<scf::YieldOp>(
           loc, b.create<arith::AddFOp>(loc, loop.getRegionIterArgs()[0], w).getResult());
-      return loop.getResult(0);
-    });
-    store(b.create<arith::AddFOp>(loc, load(scores, ivs), s), scores, ivs);
+      b.setInsertionPointAfter(loop);
+      b.create<scf::YieldOp>(loc, loop.getResult(0));
+      b.setInsertionPointToStart(&ifKeep.getElseRegion().front());
+      b.create<scf::YieldOp>(loc, f32(0.0));
+    }
+    store(b.create<arith::AddFOp>(loc, load(scores, ivs), ifKeep.getResult(0)), scores, ivs);
     endParallel(par);
-    b.create<BarrierOp>(loc);
-    SmallVector<Value> qivs;
-    ParallelOp qpar = beginParallel({chunk, keyCols}, qivs);
-    Value q = toF32(load(qS, qivs));
-    store(toElt(mulF(q, expF(logDecay(qivs[0], add(keyOffset, qivs[1]))))), qS, qivs);
-    endParallel(qpar);
-    b.create<BarrierOp>(loc);
+    // Out += (Q ⊙ exp(G)) S first: it and the first sub-chunk gemm are issued together.
+    b.create<GemmOp>(loc, qgS, stateS, out, /*transpose_b=*/false);
+    for (int64_t s = 1; s < subs; ++s)
+      b.create<GemmOp>(loc, qtS[s - 1], ktS[s - 1], scores, /*transpose_b=*/true);
+    return;
   } else {
     b.create<GemmOp>(loc, qS, kS, scores, /*transpose_b=*/true);
   }
@@ -483,6 +523,7 @@ FailureOr<KernelOp> RecurrentBuilder::build(StringRef name, bool output) {
   heads = vt.getDimSize(2);
   valueDim = vt.getDimSize(3);
   chunk = cfg.chunk;
+  sub = std::max<int64_t>(chunk / RecurrentTileConfig::kSubChunks, 1);
   kind = op.getGateKind();
   hasGate = kind != GateKind::none;
   vectorGate = kind == GateKind::vector;
@@ -581,6 +622,14 @@ FailureOr<KernelOp> RecurrentBuilder::build(StringRef name, bool output) {
   if (outputKernel) {
     qS = alloc({chunk, keyCols}, elt, MemorySpace::shared);
     stateS = alloc({keyCols, bv}, elt, MemorySpace::shared);
+    if (vectorGate) {
+      // Q ⊙ exp(G) for the state's part, and Q̃_s, K̃_s for the sub-chunk gemms.
+      qgS = alloc({chunk, keyCols}, elt, MemorySpace::shared);
+      for (int64_t s = 1; s < chunk / sub; ++s) {
+        qtS.push_back(alloc({chunk, keyCols}, elt, MemorySpace::shared));
+        ktS.push_back(alloc({chunk, keyCols}, elt, MemorySpace::shared));
+      }
+    }
   }
   if (hasGate)
     gates = vectorGate ? alloc({chunk, gateCols}, f32Type, MemorySpace::shared)
@@ -691,6 +740,9 @@ int64_t RecurrentTileConfig::sharedBytes(int64_t elementBytes, attn::GateKind ga
   int64_t gates = gate == attn::GateKind::vector ? chunk * (output ? paddedKeyDim : stateRows) * 4
                   : gate != attn::GateKind::none ? chunk * 4
                                                  : 0;
+  // Vector gates, output kernel: Q ⊙ exp(G) and the sub-chunk operands Q̃_s, K̃_s.
+  if (output && gate == attn::GateKind::vector)
+    gates += (1 + 2 * (kSubChunks - 1)) * chunk * blockK * elementBytes;
   // Output kernel: the key tiles of q and k and the state's rows per stage, v once.
   if (output)
     return ((2 * chunk * blockK + blockK * outputBlockV) * outputStages + chunk * outputBlockV) *

@@ -57,6 +57,9 @@ struct RecurrentTileConfig {
   int64_t stateRows = 64, stateWarps = 4;
   /// Blocks per multiprocessor each kernel is compiled for (registers capped to allow them).
   int64_t statesBlocksPerSm = 1, outputBlocksPerSm = 1;
+  /// Vector gates: the output kernel splits a chunk into this many sub-chunks; only the
+  /// diagonal ones are computed element-wise, the rest by gemms.
+  static constexpr int64_t kSubChunks = 4;
   /// Shared memory of the output kernel (`output`) or of the states kernel.
   int64_t sharedBytes(int64_t elementBytes, attn::GateKind gate, bool output) const;
 };
