@@ -84,6 +84,8 @@ StatusOr<std::vector<std::string>> nvrtcFlags(const CompileOptions &options) {
     flags.push_back("-lineinfo");
   if (options.fastMath)
     flags.push_back("--use_fast_math");
+  if (options.flushDenormals)
+    flags.push_back("-ftz=true");
   for (const std::string &dir : options.includeDirs)
     flags.push_back("-I" + dir);
   if (std::optional<std::string> root = findCudaRoot())

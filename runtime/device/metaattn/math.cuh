@@ -2,7 +2,7 @@
 ///
 /// \file
 /// Fast scalar math used by element-wise regions: special-function-unit
-/// approximations wrapped in inline PTX, with their error documented.
+/// approximations, with their error documented.
 ///
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -20,21 +20,16 @@ METAATTN_DEV float negInf() { return __uint_as_float(0xff800000u); }
 /// +infinity.
 METAATTN_DEV float posInf() { return __uint_as_float(0x7f800000u); }
 
-/// 2^x with `ex2.approx.ftz.f32`: relative error about 2^-22 over the normal
-/// range, denormal results flushed to zero, exp2Approx(-inf) == +0.
-METAATTN_DEV float exp2Approx(float x) {
-  float y;
-  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
-  return y;
-}
+/// 2^x: `ex2.approx.ftz.f32` as the runtime compiles kernels (-ftz=true; without it
+/// `ex2.approx.f32`, which keeps denormal results): relative error about 2^-22 over the
+/// normal range, exp2Approx(-inf) == +0. exp2f rather than inline assembly so that the
+/// compiler merges repeated evaluations (a decay factor per row computed once for the
+/// row's elements, not once per element).
+METAATTN_DEV float exp2Approx(float x) { return exp2f(x); }
 
-/// log2(x) with `lg2.approx.ftz.f32`: absolute error about 2^-22 for x in
+/// log2(x): `lg2.approx.ftz.f32` under -ftz=true: absolute error about 2^-22 for x in
 /// [0.5, 2], relative error about 2^-22 elsewhere; log2(0) == -inf.
-METAATTN_DEV float log2Approx(float x) {
-  float y;
-  asm("lg2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
-  return y;
-}
+METAATTN_DEV float log2Approx(float x) { return __log2f(x); }
 
 /// e^x as exp2Approx(x * log2e). Besides ex2's 2^-22, rounding the product
 /// to float adds a relative error of up to |x| * 2^-24 (e.g. 5e-6 at |x| = 80);

@@ -59,6 +59,7 @@ TEST(CompilerTest, Flags) {
   EXPECT_TRUE(has("-default-device"));
   EXPECT_TRUE(has("-lineinfo"));
   EXPECT_FALSE(has("--use_fast_math"));
+  EXPECT_TRUE(has("-ftz=true"));
   EXPECT_TRUE(has("-I/opt/include"));
   EXPECT_EQ(flags->back(), "-DTILE=64");
   if (std::optional<std::string> root = findCudaRoot()) {
@@ -179,6 +180,29 @@ TEST(NvrtcTest, EmbeddedDeviceHeadersCompile) {
     StatusOr<CompiledKernel> kernel = compileCuda(source, "probe.cu", CompileOptions());
     EXPECT_TRUE(kernel.ok()) << name << ": " << kernel.message();
   }
+}
+
+// The device library's exp is ex2.approx.ftz as kernels are compiled, and repeated
+// evaluations of one value merge: a factor per row computed once for the row's elements.
+TEST(NvrtcTest, ExpIsOneFlushingEx2PerDistinctValue) {
+  SKIP_WITHOUT_NVRTC();
+  const char *source = R"cuda(
+#include "metaattn/math.cuh"
+extern "C" __global__ void decay(float *x, const float *g) {
+  const float last = g[63], row = g[threadIdx.x];
+#pragma unroll
+  for (int e = 0; e < 8; ++e)
+    x[threadIdx.x * 8 + e] *= metaattn::dev::exp(last - row);
+}
+)cuda";
+  StatusOr<CompiledKernel> kernel = compileCuda(source, "decay.cu", CompileOptions());
+  ASSERT_TRUE(kernel.ok()) << kernel.message();
+  size_t count = 0;
+  for (size_t at = kernel->ptx.find("ex2.approx"); at != std::string::npos;
+       at = kernel->ptx.find("ex2.approx", at + 1))
+    ++count;
+  EXPECT_EQ(count, 1u) << kernel->ptx;
+  EXPECT_TRUE(contains(kernel->ptx, "ex2.approx.ftz.f32")) << kernel->ptx;
 }
 
 TEST(NvrtcTest, KernelCacheWithRealCompiler) {

@@ -33,6 +33,9 @@ struct CompileOptions {
   bool lineInfo = true;
   /// Pass --use_fast_math (off by default: it changes exp/div accuracy).
   bool fastMath = false;
+  /// Pass -ftz=true: f32 denormals flush to zero, so the device library's exp2f and
+  /// __log2f are the single ex2/lg2.approx.ftz instructions (metaattn/math.cuh).
+  bool flushDenormals = true;
   /// Directories passed as -I<dir>, before the CUDA toolkit's include directory.
   std::vector<std::string> includeDirs;
   /// In-memory headers (include name, contents) in addition to the embedded device library; an
