@@ -61,6 +61,24 @@ METAATTN_DEV void loadTileImpl(SmemTile<T, Rows, Cols, 1> dst, const TensorRef<R
   const bool vec = sc == 1 && ((unsigned long long)base & 15ull) == 0 &&
                    ((sr * (long long)sizeof(T)) & 15ll) == 0;
   const int tid = (int)threadIdx.x;
+  // The whole window inside the tensor (every chunk but the last of a sequence): 16-byte
+  // copies without per-chunk bounds arithmetic. Uniform over the block.
+  if (vec && othersIn && r0 >= 0 && c0 >= 0 && r0 + Rows <= nr && c0 + Cols <= nc) {
+#pragma unroll
+    for (int it = 0; it < kIters; ++it) {
+      const int idx = tid + it * NThreads;
+      const int r = kRowAligned ? tid / kChunks + it * (NThreads / kChunks) : idx / kChunks;
+      const int ch = kRowAligned ? tid % kChunks : idx % kChunks;
+      if (kTotal % NThreads != 0 && r >= Rows)
+        break;
+      const T* gp = base + (long long)r * sr + ch * CE;
+      if constexpr (Async)
+        ptx::cpAsync16(dev::detail::sharedAddr(dst.chunkPtr(r, ch)), gp, 16);
+      else
+        *reinterpret_cast<uint4*>(dst.chunkPtr(r, ch)) = *reinterpret_cast<const uint4*>(gp);
+    }
+    return;
+  }
 
 #pragma unroll
   for (int it = 0; it < kIters; ++it) {
@@ -191,10 +209,12 @@ METAATTN_DEV void storeFrag(const TensorRef<R>& dst, const long long (&origin)[R
   // is its row's pointer plus a constant.
   if (othersIn && sc == 1 && c0 >= 0 && c0 + N <= nc && sr % 2 == 0 &&
       ((unsigned long long)base & (2 * sizeof(T) - 1)) == 0) {
+    // Every row in bounds too (all but a sequence's last tile): no per-pair check.
+    const bool rowsIn = r0 >= 0 && r0 + M <= nr;
 #pragma unroll
     for (int e = 0; e < F::kElems; e += 2) {
       const int i = F::row(e);
-      if ((unsigned long long)(r0 + i) >= (unsigned long long)nr)
+      if (!rowsIn && (unsigned long long)(r0 + i) >= (unsigned long long)nr)
         continue;
       T* p = base + (long long)i * sr + F::col(e);
       if constexpr (sizeof(T) == 4)
