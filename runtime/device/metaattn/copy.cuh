@@ -61,24 +61,24 @@ METAATTN_DEV void loadTileImpl(SmemTile<T, Rows, Cols, 1> dst, const TensorRef<R
   const bool vec = sc == 1 && ((unsigned long long)base & 15ull) == 0 &&
                    ((sr * (long long)sizeof(T)) & 15ll) == 0;
   const int tid = (int)threadIdx.x;
-  // The whole window inside the tensor (every chunk but the last of a sequence): 16-byte
-  // copies without per-chunk bounds arithmetic. Uniform over the block.
-  if (vec && othersIn && r0 >= 0 && c0 >= 0 && r0 + Rows <= nr && c0 + Cols <= nc) {
+  // Async copies (the pipelined loops) of a window wholly inside the tensor (every tile but
+  // the last of a sequence): 16-byte copies without per-chunk bounds arithmetic. Uniform
+  // over the block. (The synchronous copies keep the one path: a second one made ptxas
+  // spill in the 192-dim softmax on mma.sync.)
+  if constexpr (Async)
+    if (vec && othersIn && r0 >= 0 && c0 >= 0 && r0 + Rows <= nr && c0 + Cols <= nc) {
 #pragma unroll
-    for (int it = 0; it < kIters; ++it) {
-      const int idx = tid + it * NThreads;
-      const int r = kRowAligned ? tid / kChunks + it * (NThreads / kChunks) : idx / kChunks;
-      const int ch = kRowAligned ? tid % kChunks : idx % kChunks;
-      if (kTotal % NThreads != 0 && r >= Rows)
-        break;
-      const T* gp = base + (long long)r * sr + ch * CE;
-      if constexpr (Async)
+      for (int it = 0; it < kIters; ++it) {
+        const int idx = tid + it * NThreads;
+        const int r = kRowAligned ? tid / kChunks + it * (NThreads / kChunks) : idx / kChunks;
+        const int ch = kRowAligned ? tid % kChunks : idx % kChunks;
+        if (kTotal % NThreads != 0 && r >= Rows)
+          break;
+        const T* gp = base + (long long)r * sr + ch * CE;
         ptx::cpAsync16(dev::detail::sharedAddr(dst.chunkPtr(r, ch)), gp, 16);
-      else
-        *reinterpret_cast<uint4*>(dst.chunkPtr(r, ch)) = *reinterpret_cast<const uint4*>(gp);
+      }
+      return;
     }
-    return;
-  }
 
 #pragma unroll
   for (int it = 0; it < kIters; ++it) {
