@@ -9,12 +9,19 @@
 
 // CHECK-DAG: PASS linear_states
 // CHECK-DAG: PASS retnet
+// CHECK-DAG: PASS retnet_final
 // CHECK-DAG: PASS gated
 // CHECK-DAG: PASS gla_vector
 // GLA: PASS gla_vector
 
 // Three key tiles in both kernels: 3 x (Dv / 64 rounded up) state tiles in the states
 // kernel's grid, and a three-step key loop in the output kernel.
+// LOWER-LABEL: tile.kernel @retnet_final_step0
+// LOWER: tile.read
+// LOWER: tile.scan
+// LOWER: tile.pipelined
+// LOWER-NOT: tile.scan
+// LOWER: arith.minsi
 // LOWER-LABEL: tile.kernel @gated_step0
 // LOWER-SAME: grid = array<i64: -1, 0, 12, -1, 0, 2, 0, 0, 1>
 // LOWER: tile.gemm {{.*}} {transpose_a}
@@ -63,6 +70,18 @@ func.func @retnet(%q: tensor<?x?x2x136xbf16>, %k: tensor<?x?x2x136xbf16>,
     : tensor<?x?x2x136xbf16>, tensor<?x?x2x136xbf16>, tensor<?x?x2x200xbf16>
       -> tensor<?x?x2x200xbf16>
   return %o : tensor<?x?x2x200xbf16>
+}
+
+// A constant gate per head is scanned once before the chunk loop; the final state of a
+// partial last chunk then takes its decay from the chunk's last row in the sequence.
+func.func @retnet_final(%q: tensor<?x?x2x136xbf16>, %k: tensor<?x?x2x136xbf16>,
+                        %v: tensor<?x?x2x72xbf16>, %g: tensor<2xf32>, %h0: tensor<?x2x136x72xf32>)
+    -> (tensor<?x?x2x72xbf16>, tensor<?x2x136x72xf32>) {
+  %o, %ht = attn.recurrent %q, %k, %v gate(%g : tensor<2xf32>)
+      initial_state(%h0 : tensor<?x2x136x72xf32>) {gate_kind = #attn<gate head>}
+    : tensor<?x?x2x136xbf16>, tensor<?x?x2x136xbf16>, tensor<?x?x2x72xbf16>
+      -> tensor<?x?x2x72xbf16>, tensor<?x2x136x72xf32>
+  return %o, %ht : tensor<?x?x2x72xbf16>, tensor<?x2x136x72xf32>
 }
 
 func.func @gated(%q: tensor<?x?x2x136xbf16>, %k: tensor<?x?x2x136xbf16>,

@@ -51,6 +51,7 @@ private:
   Value expF(Value x) { return b.create<math::ExpOp>(loc, x); }
   Value subF(Value x, Value y) { return b.create<arith::SubFOp>(loc, x, y); }
   Value mulF(Value x, Value y) { return b.create<arith::MulFOp>(loc, x, y); }
+  Value subI(Value x, Value y) { return b.create<arith::SubIOp>(loc, x, y); }
   Value toF32(Value x) {
     return x.getType().isF32() ? x : b.create<arith::ExtFOp>(loc, b.getF32Type(), x);
   }
@@ -348,7 +349,9 @@ void RecurrentBuilder::updateState(Value t0) {
   // left out of applyModifiers); rows past the sequence are zero already (copies zero-fill
   // them, the modifier is masked), and their gates are zero, so their factor is one.
   if (hasGate) {
-    Value last = idx(chunk - 1);
+    // The chunk's last row in the sequence: the gates of a partial last chunk need not be
+    // masked past it (a constant per-head gate is computed once for every chunk).
+    Value last = b.create<arith::MinSIOp>(loc, idx(chunk - 1), subI(subI(seqLen, t0), idx(1)));
     Value scaled = vectorGate ? kS : vS;
     Region &region = vectorGate ? op.getKMod() : op.getVMod();
     SmallVector<Value> ivs;
@@ -362,7 +365,10 @@ void RecurrentBuilder::updateState(Value t0) {
       Value valid = andI(lessThan(t, seqLen), lessThan(col, idx(vectorGate ? keyDim : valueDim)));
       x = select(valid, x, f32(0.0));
     }
-    x = mulF(x, expF(subF(logDecay(last, d), logDecay(ivs[0], d))));
+    // Rows past the sequence are zero; their exponent (with unmasked constant gates, of
+    // the wrong sign) is replaced by 0 so that it cannot overflow to inf · 0.
+    Value exponent = subF(logDecay(last, d), logDecay(ivs[0], d));
+    x = mulF(x, expF(select(lessThan(add(t0, ivs[0]), seqLen), exponent, f32(0.0))));
     store(toElt(x), scaled, ivs);
     endParallel(par);
     SmallVector<Value> sivs;
@@ -389,6 +395,11 @@ void RecurrentBuilder::buildStatesBody() {
   } else {
     b.create<FillOp>(loc, state, f32(0.0));
   }
+  // A constant per-head gate without gate_mod gives every chunk the same cumulative decay,
+  // (i + 1) log α: scanned once here (rows past a short sequence masked), not per chunk.
+  bool constantGates = kind == GateKind::head && op.getGateMod().empty();
+  if (constantGates)
+    loadGates(idx(0));
   Value chunks = b.create<arith::CeilDivSIOp>(loc, seqLen, idx(chunk));
   auto loop = b.create<PipelinedOp>(loc, idx(0), chunks, cfg.stages);
   {
@@ -406,7 +417,7 @@ void RecurrentBuilder::buildStatesBody() {
     // The state entering this chunk, for the output kernel.
     b.create<CopyOp>(loc, state, ValueRange{}, statesParam, ValueRange{batch, head, j, k0, v0},
                      b.getDenseI64ArrayAttr({3, 4}), false);
-    if (hasGate)
+    if (hasGate && !constantGates)
       loadGates(t0);
     // With a gate, updateState applies the modifier of the operand it decays.
     applyModifiers(t0, k0, /*keys=*/!vectorGate, /*values=*/!hasGate || vectorGate);
