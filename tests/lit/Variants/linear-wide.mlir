@@ -10,12 +10,18 @@
 // CHECK-DAG: PASS linear_states
 // CHECK-DAG: PASS retnet
 // CHECK-DAG: PASS retnet_final
+// CHECK-DAG: PASS qmod_per_dim
 // CHECK-DAG: PASS gated
 // CHECK-DAG: PASS gla_vector
 // GLA: PASS gla_vector
 
 // Three key tiles in both kernels: 3 x (Dv / 64 rounded up) state tiles in the states
 // kernel's grid, and a three-step key loop in the output kernel.
+// LOWER-LABEL: tile.kernel @qmod_per_dim_step1
+// LOWER: tile.pipelined
+// LOWER: tile.parallel
+// LOWER: arith.sitofp
+// LOWER: tile.gemm
 // LOWER-LABEL: tile.kernel @retnet_final_step0
 // LOWER: tile.read
 // LOWER: tile.scan
@@ -28,6 +34,16 @@
 // LOWER-LABEL: tile.kernel @gated_step1
 // LOWER: %[[C3:.*]] = arith.constant 3 : index
 // LOWER: tile.pipelined %{{.*}} = %{{.*}} to %[[C3]]
+// q_mod (q · 1/√Dk) is a factor per row: no pass over Q in the key loop, the factor scales
+// the output rows and the scores after it.
+// LOWER-NOT: tile.parallel
+// LOWER: tile.gemm
+// LOWER-NEXT: tile.gemm
+// LOWER-NEXT: }
+// LOWER: tile.parallel (%{{.*}}, %{{.*}}) in [64, 128]
+// LOWER: arith.constant 0.0857492908 : f32
+// LOWER: tile.parallel (%{{.*}}, %{{.*}}) in [64, 64]
+// LOWER: arith.constant 0.0857492908 : f32
 // Vector gates (GLA): per key tile, one pass builds Q ⊙ exp(G) and, for the sub-chunks 1-3
 // of 16 rows, Q̃_s (the rows of s against G at s's first row) and K̃_s (the keys before s
 // against the same reference); the diagonal sub-chunks are element-wise (a loop over the
@@ -70,6 +86,23 @@ func.func @retnet(%q: tensor<?x?x2x136xbf16>, %k: tensor<?x?x2x136xbf16>,
     : tensor<?x?x2x136xbf16>, tensor<?x?x2x136xbf16>, tensor<?x?x2x200xbf16>
       -> tensor<?x?x2x200xbf16>
   return %o : tensor<?x?x2x200xbf16>
+}
+
+// q_mod depending on the key dim does not commute with the gemms: it stays a pass over each
+// key tile of Q.
+func.func @qmod_per_dim(%q: tensor<?x?x1x136xbf16>, %k: tensor<?x?x1x136xbf16>,
+                        %v: tensor<?x?x1x72xbf16>) -> tensor<?x?x1x72xbf16> {
+  %o = attn.recurrent %q, %k, %v q_mod {
+  ^bb0(%x: f32, %b: index, %t: index, %h: index, %d: index):
+    %di = arith.index_cast %d : index to i32
+    %df = arith.sitofp %di : i32 to f32
+    %c = arith.constant 0.001 : f32
+    %w = arith.mulf %df, %c : f32
+    %y = arith.mulf %x, %w : f32
+    attn.yield %y : f32
+  } {gate_kind = #attn<gate none>}
+    : tensor<?x?x1x136xbf16>, tensor<?x?x1x136xbf16>, tensor<?x?x1x72xbf16> -> tensor<?x?x1x72xbf16>
+  return %o : tensor<?x?x1x72xbf16>
 }
 
 // A constant gate per head is scanned once before the chunk loop; the final state of a

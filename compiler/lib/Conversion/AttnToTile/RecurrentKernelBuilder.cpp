@@ -65,6 +65,10 @@ private:
   SmallVector<Value> readInputs(Value t, Value d, Value row);
   /// `region` applied to `x` at (t, d), or `x` when the region is empty.
   Value modify(Region &region, Value x, Value t, Value d, Value row);
+  /// Whether q_mod scales q by a factor that depends on neither q nor the key dim
+  /// (`x · f(b, t, h, inputs)`, as 1/√Dk): it then commutes with both gemms over the key dim
+  /// and the output kernel applies f per output row instead of a pass over every key tile.
+  bool qModIsRowFactor();
   /// Whether input `i` is indexed by t but not by d (one value per chunk row).
   bool isRowInput(size_t i) const;
   /// Copies of the chunk's per-token vectors into shared memory: the gates (per token, or
@@ -80,7 +84,7 @@ private:
   /// whose then-branch `inside` builds).
   Value causalOrZero(Value i, Value j, llvm::function_ref<Value()> inside);
   void accumulateKeyTile(Value keyOffset);
-  void finishChunk();
+  void finishChunk(Value t0);
   void updateState(Value t0);
   void buildStatesBody();
   void buildOutputBody();
@@ -109,6 +113,8 @@ private:
   SmallVector<Value> qtS, ktS;
   /// Rows of a sub-chunk (vector gates): a quarter of the chunk.
   int64_t sub = 16;
+  /// Output kernel, scalar or no gates: q_mod is a row factor applied to the output rows.
+  bool qRowFactor = false;
 };
 
 SmallVector<Value> RecurrentBuilder::readInputs(Value t, Value d, Value row) {
@@ -145,6 +151,41 @@ Value RecurrentBuilder::modify(Region &region, Value x, Value t, Value d, Value 
 bool RecurrentBuilder::isRowInput(size_t i) const {
   return llvm::is_contained(inputDims[i], RecurrentDim::T) &&
          !llvm::is_contained(inputDims[i], RecurrentDim::D);
+}
+
+bool RecurrentBuilder::qModIsRowFactor() {
+  Region &region = op.getQMod();
+  if (region.empty() || !region.hasOneBlock())
+    return false;
+  Block &body = region.front();
+  auto yield = dyn_cast<attn::YieldOp>(body.getTerminator());
+  if (!yield || yield->getNumOperands() != 1)
+    return false;
+  auto mul = yield->getOperand(0).getDefiningOp<arith::MulFOp>();
+  if (!mul)
+    return false;
+  Value x = body.getArgument(0), d = body.getArgument(4);
+  // The factor must not depend on x or d: walk its backward slice inside the region.
+  auto independent = [&](Value factor) {
+    SmallVector<Value> work = {factor};
+    llvm::DenseSet<Value> seen;
+    while (!work.empty()) {
+      Value v = work.pop_back_val();
+      if (!seen.insert(v).second)
+        continue;
+      if (v == x || v == d)
+        return false;
+      Operation *def = v.getDefiningOp();
+      if (!def || def->getParentRegion() != &region)
+        continue;
+      if (def->getNumRegions() != 0)
+        return false;
+      llvm::append_range(work, def->getOperands());
+    }
+    return true;
+  };
+  return (mul.getLhs() == x && independent(mul.getRhs())) ||
+         (mul.getRhs() == x && independent(mul.getLhs()));
 }
 
 bool RecurrentBuilder::copyChunkVectors(Value t0, bool async) {
@@ -216,7 +257,8 @@ void RecurrentBuilder::applyModifiers(Value t0, Value keyOffset, bool keys, bool
     Value buffer;
     int64_t cols, dim;
     Value colOffset;
-  } operands[] = {{&op.getQMod(), keys && outputKernel ? qS : Value(), keyCols, keyDim, keyOffset},
+  } operands[] = {{&op.getQMod(), keys && outputKernel && !qRowFactor ? qS : Value(), keyCols,
+                   keyDim, keyOffset},
                   {&op.getKMod(), keys ? kS : Value(), keyCols, keyDim, keyOffset},
                   {&op.getVMod(), values ? vS : Value(), blockV, valueDim, v0}};
   bool any = false;
@@ -319,13 +361,20 @@ void RecurrentBuilder::accumulateKeyTile(Value keyOffset) {
   b.create<GemmOp>(loc, qS, stateS, out, /*transpose_b=*/false);
 }
 
-void RecurrentBuilder::finishChunk() {
+void RecurrentBuilder::finishChunk(Value t0) {
   // Scalar gates: out = exp(G_i) · (Q S)_i; then P = scores ⊙ D, causal within the chunk
-  // (vector gates have D in the scores already), and out += P V.
-  if (hasGate && !vectorGate) {
+  // (vector gates have D in the scores already), and out += P V. A q_mod row factor f_i
+  // scales both (q_mod evaluated at x = 1 is f_i).
+  auto rowFactor = [&](Value row) {
+    return modify(op.getQMod(), f32(1.0), add(t0, row), idx(0), row);
+  };
+  if ((hasGate && !vectorGate) || qRowFactor) {
     SmallVector<Value> ivs;
     ParallelOp par = beginParallel({chunk, blockV}, ivs);
-    store(mulF(load(out, ivs), expF(logDecay(ivs[0], Value()))), out, ivs);
+    Value factor = hasGate ? expF(logDecay(ivs[0], Value())) : Value();
+    if (qRowFactor)
+      factor = factor ? mulF(factor, rowFactor(ivs[0])) : rowFactor(ivs[0]);
+    store(mulF(load(out, ivs), factor), out, ivs);
     endParallel(par);
   }
   SmallVector<Value> ivs;
@@ -335,6 +384,8 @@ void RecurrentBuilder::finishChunk() {
     Value s = load(scores, ivs);
     if (hasGate && !vectorGate)
       s = mulF(s, expF(subF(logDecay(i, Value()), logDecay(j, Value()))));
+    if (qRowFactor)
+      s = mulF(s, rowFactor(i));
     return s;
   });
   store(toElt(p), probs, ivs);
@@ -462,7 +513,7 @@ void RecurrentBuilder::buildOutputBody() {
   b.create<AsyncWaitOp>(loc, 0);
   b.create<BarrierOp>(loc);
   applyModifiers(t0, Value(), /*keys=*/false, /*values=*/true);
-  finishChunk();
+  finishChunk(t0);
   b.create<CopyOp>(loc, out, ValueRange{}, oParam, ValueRange{batch, t0, head, v0},
                    b.getDenseI64ArrayAttr({1, 3}), false);
 }
@@ -535,6 +586,7 @@ FailureOr<KernelOp> RecurrentBuilder::build(StringRef name, bool output) {
   valueDim = vt.getDimSize(3);
   chunk = cfg.chunk;
   sub = std::max<int64_t>(chunk / RecurrentTileConfig::kSubChunks, 1);
+  qRowFactor = output && op.getGateKind() != GateKind::vector && qModIsRowFactor();
   kind = op.getGateKind();
   hasGate = kind != GateKind::none;
   vectorGate = kind == GateKind::vector;
