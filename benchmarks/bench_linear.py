@@ -33,10 +33,10 @@ SHAPES = [
 ]
 
 
-def fla_timer(op, b, h, dk, dv, t, iters):
-    """Milliseconds of FLA's chunked kernel (Mamba2 as simple GLA with B/C expanded)."""
+def fla_call(op, b, h, dk, dv, t):
+    """FLA's chunked forward on random tensors of this shape, as a function of no arguments
+    (Mamba2 as simple GLA with B/C expanded)."""
     import torch
-    from bench_common import time_cuda
     dev = "cuda"
     q = torch.randn(b, t, h, dk, device=dev, dtype=torch.bfloat16)
     k = torch.randn(b, t, h, dk, device=dev, dtype=torch.bfloat16)
@@ -44,13 +44,19 @@ def fla_timer(op, b, h, dk, dv, t, iters):
     if op == "simple_gla":
         from fla.ops.simple_gla import chunk_simple_gla
         g = -torch.rand(b, t, h, device=dev, dtype=torch.float32) * 0.1
-        return time_cuda(lambda: chunk_simple_gla(q, k, v, g=g), iters)
+        return lambda: chunk_simple_gla(q, k, v, g=g)
     if op == "retention":
         from fla.ops.retention import chunk_retention
-        return time_cuda(lambda: chunk_retention(q, k, v), iters)
+        return lambda: chunk_retention(q, k, v)
     from fla.ops.gla import chunk_gla
     g = torch.nn.functional.logsigmoid(torch.randn(b, t, h, dk, device=dev)) / 16
-    return time_cuda(lambda: chunk_gla(q, k, v, g=g), iters)
+    return lambda: chunk_gla(q, k, v, g=g)
+
+
+def fla_timer(op, b, h, dk, dv, t, iters):
+    """Milliseconds of FLA's chunked kernel (Mamba2 as simple GLA with B/C expanded)."""
+    from bench_common import time_cuda
+    return time_cuda(fla_call(op, b, h, dk, dv, t), iters)
 
 
 def write_rows(path, rows):

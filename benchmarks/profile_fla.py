@@ -15,25 +15,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_linear import SHAPES  # noqa: E402
-
-
-def fla_call(op, b, h, dk, dv, t):
-    import torch
-    dev = "cuda"
-    q = torch.randn(b, t, h, dk, device=dev, dtype=torch.bfloat16)
-    k = torch.randn(b, t, h, dk, device=dev, dtype=torch.bfloat16)
-    v = torch.randn(b, t, h, dv, device=dev, dtype=torch.bfloat16)
-    if op == "simple_gla":
-        from fla.ops.simple_gla import chunk_simple_gla
-        g = -torch.rand(b, t, h, device=dev, dtype=torch.float32) * 0.1
-        return lambda: chunk_simple_gla(q, k, v, g=g)
-    if op == "retention":
-        from fla.ops.retention import chunk_retention
-        return lambda: chunk_retention(q, k, v)
-    from fla.ops.gla import chunk_gla
-    g = torch.nn.functional.logsigmoid(torch.randn(b, t, h, dk, device=dev)) / 16
-    return lambda: chunk_gla(q, k, v, g=g)
+from bench_linear import SHAPES, fla_call  # noqa: E402
 
 
 def main():

@@ -303,22 +303,12 @@ std::optional<LogicalResult> Printer::printChunkedParallel(ParallelOp op) {
     return std::nullopt;
   int64_t chunksPerRow = shape[1] / lanes;
   int64_t total = shape[0] * chunksPerRow;
-  int64_t trips = (total + threads - 1) / threads;
-  std::string it = "it" + std::to_string(counter++);
-  std::string lin = "l" + std::to_string(counter++);
-  std::string lane = "u" + std::to_string(counter++);
-  std::string col0 = "c" + std::to_string(counter++);
   line() << "// tile.parallel [" << shape[0] << ", " << shape[1] << "] over shared tiles: " << lanes
          << " consecutive elements (one 16-byte chunk) per thread\n";
-  line() << "#pragma unroll 4\n";
-  line() << "for (int " << it << " = 0; " << it << " < " << trips << "; ++" << it << ") {\n";
-  ++indent;
-  line() << "const int " << lin << " = " << it << " * " << threads << " + (int)threadIdx.x;\n";
-  bool guarded = total % threads != 0;
-  if (guarded) {
-    line() << "if (" << lin << " < " << total << ") {\n";
-    ++indent;
-  }
+  StridedLoop loop = openStridedLoop(total, /*unroll=*/4);
+  const std::string &lin = loop.index;
+  std::string lane = "u" + std::to_string(counter++);
+  std::string col0 = "c" + std::to_string(counter++);
   std::string r = fresh(row);
   line() << "const int " << r << " = " << lin << " / " << chunksPerRow << ";\n";
   line() << "const int " << col0 << " = " << lin << " % " << chunksPerRow << ";\n";
@@ -348,13 +338,36 @@ std::optional<LogicalResult> Printer::printChunkedParallel(ParallelOp op) {
     if (written.contains(tile))
       line() << "*reinterpret_cast<uint4*>(" << name(tile) << ".chunkPtr(" << r << ", " << col0
              << ")) = *reinterpret_cast<const uint4*>(" << context.chunkArrays[tile] << ");\n";
-  if (guarded) {
+  closeStridedLoop(loop);
+  return success();
+}
+
+Printer::StridedLoop Printer::openStridedLoop(int64_t total, int unroll) {
+  // A counted loop (partly unrolled) so that independent iterations overlap their loads.
+  StridedLoop loop;
+  std::string it = "it" + std::to_string(counter++);
+  loop.index = "l" + std::to_string(counter++);
+  int64_t trips = (total + threads - 1) / threads;
+  line() << "#pragma unroll " << unroll << "\n";
+  line() << "for (int " << it << " = 0; " << it << " < " << trips << "; ++" << it << ") {\n";
+  ++indent;
+  line() << "const int " << loop.index << " = " << it << " * " << threads
+         << " + (int)threadIdx.x;\n";
+  loop.guarded = total % threads != 0;
+  if (loop.guarded) {
+    line() << "if (" << loop.index << " < " << total << ") {\n";
+    ++indent;
+  }
+  return loop;
+}
+
+void Printer::closeStridedLoop(const StridedLoop &loop) {
+  if (loop.guarded) {
     --indent;
     line() << "}\n";
   }
   --indent;
   line() << "}\n";
-  return success();
 }
 
 LogicalResult Printer::printStridedParallel(ParallelOp op) {
@@ -363,22 +376,11 @@ LogicalResult Printer::printStridedParallel(ParallelOp op) {
   ArrayRef<int64_t> shape = op.getShape();
   int64_t cols = shape.size() == 2 ? shape[1] : 1;
   int64_t total = shape[0] * cols;
-  int64_t trips = (total + threads - 1) / threads;
-  std::string it = "it" + std::to_string(counter++);
-  std::string lin = "l" + std::to_string(counter++);
   line() << "// tile.parallel ["
          << llvm::join(llvm::map_range(shape, [](int64_t x) { return std::to_string(x); }), ", ")
          << "] over shared buffers: indices spread over the threads\n";
-  // A counted loop (partly unrolled) so that independent iterations overlap their loads.
-  line() << "#pragma unroll 8\n";
-  line() << "for (int " << it << " = 0; " << it << " < " << trips << "; ++" << it << ") {\n";
-  ++indent;
-  line() << "const int " << lin << " = " << it << " * " << threads << " + (int)threadIdx.x;\n";
-  bool guarded = total % threads != 0;
-  if (guarded) {
-    line() << "if (" << lin << " < " << total << ") {\n";
-    ++indent;
-  }
+  StridedLoop loop = openStridedLoop(total, /*unroll=*/8);
+  const std::string &lin = loop.index;
   Block &body = op.getBody().front();
   line() << "const int " << fresh(body.getArgument(0)) << " = " << lin << " / " << cols << ";\n";
   if (shape.size() == 2)
@@ -388,12 +390,7 @@ LogicalResult Printer::printStridedParallel(ParallelOp op) {
   parallel.reset();
   if (failed(result))
     return failure();
-  if (guarded) {
-    --indent;
-    line() << "}\n";
-  }
-  --indent;
-  line() << "}\n";
+  closeStridedLoop(loop);
   return success();
 }
 

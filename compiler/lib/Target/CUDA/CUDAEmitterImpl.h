@@ -51,6 +51,14 @@ private:
   /// body addresses at its own indices; std::nullopt (nothing printed) where that does not
   /// apply.
   std::optional<mlir::LogicalResult> printChunkedParallel(tile::ParallelOp op);
+  /// `for` over `total` indices spread over the block's threads (index `index`, guarded when
+  /// the threads do not divide it), opened and closed around a strided loop's body.
+  struct StridedLoop {
+    std::string index;
+    bool guarded = false;
+  };
+  StridedLoop openStridedLoop(int64_t total, int unroll);
+  void closeStridedLoop(const StridedLoop &loop);
   mlir::LogicalResult printLoadStore(mlir::Operation *op);
   mlir::LogicalResult printCopy(tile::CopyOp op);
   mlir::LogicalResult printWarpSpecialize(tile::WarpSpecializeOp op);
