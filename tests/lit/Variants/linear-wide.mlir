@@ -11,6 +11,7 @@
 // CHECK-DAG: PASS retnet
 // CHECK-DAG: PASS retnet_final
 // CHECK-DAG: PASS qmod_per_dim
+// CHECK-DAG: PASS qmod_input_per_dim
 // CHECK-DAG: PASS gated
 // CHECK-DAG: PASS gla_vector
 // GLA: PASS gla_vector
@@ -21,6 +22,11 @@
 // LOWER: tile.pipelined
 // LOWER: tile.parallel
 // LOWER: arith.sitofp
+// LOWER: tile.gemm
+// LOWER-LABEL: tile.kernel @qmod_input_per_dim_step1
+// LOWER: tile.pipelined
+// LOWER: tile.parallel
+// LOWER: tile.read
 // LOWER: tile.gemm
 // LOWER-LABEL: tile.kernel @retnet_final_step0
 // LOWER: tile.read
@@ -101,6 +107,19 @@ func.func @qmod_per_dim(%q: tensor<?x?x1x136xbf16>, %k: tensor<?x?x1x136xbf16>,
     %y = arith.mulf %x, %w : f32
     attn.yield %y : f32
   } {gate_kind = #attn<gate none>}
+    : tensor<?x?x1x136xbf16>, tensor<?x?x1x136xbf16>, tensor<?x?x1x72xbf16> -> tensor<?x?x1x72xbf16>
+  return %o : tensor<?x?x1x72xbf16>
+}
+
+// The same through an input indexed by the key dim (x · w[h, d]): still a pass.
+func.func @qmod_input_per_dim(%q: tensor<?x?x1x136xbf16>, %k: tensor<?x?x1x136xbf16>,
+                              %v: tensor<?x?x1x72xbf16>, %w: tensor<1x136xf32>)
+    -> tensor<?x?x1x72xbf16> {
+  %o = attn.recurrent %q, %k, %v inputs(%w : tensor<1x136xf32>) q_mod {
+  ^bb0(%x: f32, %b: index, %t: index, %h: index, %d: index, %wv: f32):
+    %y = arith.mulf %x, %wv : f32
+    attn.yield %y : f32
+  } {gate_kind = #attn<gate none>, input_dims = ["h,d"]}
     : tensor<?x?x1x136xbf16>, tensor<?x?x1x136xbf16>, tensor<?x?x1x72xbf16> -> tensor<?x?x1x72xbf16>
   return %o : tensor<?x?x1x72xbf16>
 }

@@ -66,8 +66,9 @@ private:
   /// `region` applied to `x` at (t, d), or `x` when the region is empty.
   Value modify(Region &region, Value x, Value t, Value d, Value row);
   /// Whether q_mod scales q by a factor that depends on neither q nor the key dim
-  /// (`x · f(b, t, h, inputs)`, as 1/√Dk): it then commutes with both gemms over the key dim
-  /// and the output kernel applies f per output row instead of a pass over every key tile.
+  /// (`x · f(b, t, h, inputs not indexed by d)`, as 1/√Dk; needs inputDims): it then commutes with
+  /// both gemms over the key dim and the output kernel applies f per output row instead of a pass
+  /// over every key tile.
   bool qModIsRowFactor();
   /// Whether input `i` is indexed by t but not by d (one value per chunk row).
   bool isRowInput(size_t i) const;
@@ -174,6 +175,11 @@ bool RecurrentBuilder::qModIsRowFactor() {
       if (!seen.insert(v).second)
         continue;
       if (v == x || v == d)
+        return false;
+      // An input indexed by the key dim varies with d too.
+      if (auto arg = dyn_cast<BlockArgument>(v);
+          arg && arg.getOwner() == &body && arg.getArgNumber() >= 5 &&
+          llvm::is_contained(inputDims[arg.getArgNumber() - 5], RecurrentDim::D))
         return false;
       Operation *def = v.getDefiningOp();
       if (!def || def->getParentRegion() != &region)
@@ -586,7 +592,6 @@ FailureOr<KernelOp> RecurrentBuilder::build(StringRef name, bool output) {
   valueDim = vt.getDimSize(3);
   chunk = cfg.chunk;
   sub = std::max<int64_t>(chunk / RecurrentTileConfig::kSubChunks, 1);
-  qRowFactor = output && op.getGateKind() != GateKind::vector && qModIsRowFactor();
   kind = op.getGateKind();
   hasGate = kind != GateKind::none;
   vectorGate = kind == GateKind::vector;
@@ -610,6 +615,7 @@ FailureOr<KernelOp> RecurrentBuilder::build(StringRef name, bool output) {
       return op.emitOpError() << error;
     inputDims.push_back(std::move(*dims));
   }
+  qRowFactor = output && !vectorGate && qModIsRowFactor();
 
   auto toGlobal = [](Type t) {
     auto rt = cast<RankedTensorType>(t);
