@@ -109,6 +109,12 @@ static cl::opt<int64_t> stateWarpsOpt(cl::cat(runCategory), "state-warps",
                                       cl::desc("attn.recurrent: warps per block of the states "
                                                "kernel"),
                                       cl::init(0));
+static cl::opt<bool> stagedStateStoresOpt(
+    cl::cat(runCategory), "staged-state-stores",
+    cl::desc("attn.recurrent: the states kernel writes each chunk's state through shared "
+             "memory in 16-byte row chunks where that keeps its blocks per multiprocessor "
+             "(default true)"),
+    cl::init(true));
 static cl::opt<bool> warpSpecializeOpt(
     cl::cat(runCategory), "warp-specialize",
     cl::desc("sm_90a: feed the consumer warpgroups from a TMA producer warpgroup where the "
@@ -151,6 +157,7 @@ int main(int argc, char **argv) {
   options.pipeline.stages = stagesOpt;
   options.pipeline.stateRows = stateRowsOpt;
   options.pipeline.stateWarps = stateWarpsOpt;
+  options.pipeline.stagedStateStores = stagedStateStoresOpt;
   options.pipeline.warpSpecialize = warpSpecializeOpt;
   options.pipeline.pingpong = pingpongOpt;
   options.pipeline.gemmOverlap = gemmOverlapOpt;

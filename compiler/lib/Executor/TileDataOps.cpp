@@ -159,13 +159,22 @@ LogicalResult BlockInterpreter::runCopy(tile::CopyOp op) {
     copyIn(*tensor, origin, dims, *local);
     return success();
   }
+  // A staged copy leaves the converted rows in its staging buffer, as the GPU's does.
+  const BufferView *staging = op.getStaging() ? buffer(op, op.getStaging()) : nullptr;
+  if (op.getStaging() && (!staging || staging->shape != local->shape))
+    return fail(op, "staging buffer missing or not of the fragment's shape");
   SmallVector<int64_t, 4> g(origin.size());
   forEachLocalIndex(local->shape, [&](ArrayRef<int64_t> idx) {
     g.assign(origin.begin(), origin.end());
     for (size_t i = 0; i < dims.size(); ++i)
       g[dims[i]] += idx[i];
+    double value = local->loadF(local->offsetOf(idx));
+    if (staging) {
+      staging->storeF(staging->offsetOf(idx), value);
+      value = staging->loadF(staging->offsetOf(idx));
+    }
     if (tensor->inBounds(g))
-      tensor->set(g, local->loadF(local->offsetOf(idx))); // writes outside are skipped
+      tensor->set(g, value); // writes outside are skipped
   });
   return success();
 }

@@ -40,6 +40,7 @@ void metaattn::buildAttnToTilePipeline(OpPassManager &pm, const PipelineOptions 
   convert.numStages = options.stages;
   convert.stateRows = options.stateRows;
   convert.stateWarps = options.stateWarps;
+  convert.stagedStateStores = options.stagedStateStores;
   pm.addPass(createConvertAttnToTile(convert));
   OpPassManager &kernels = pm.nest<tile::KernelOp>();
   kernels.addPass(tile::createTileUnswitchParallel());
@@ -83,6 +84,12 @@ struct LowerPipelineOptions : public PassPipelineOptions<LowerPipelineOptions> {
                              llvm::cl::desc("attn.recurrent: warps per block of the states "
                                             "kernel (0: model)"),
                              llvm::cl::init(0)};
+  Option<bool> stagedStateStores{
+      *this, "staged-state-stores",
+      llvm::cl::desc("attn.recurrent: the states kernel writes each chunk's state through "
+                     "shared memory where that keeps its blocks per multiprocessor (default "
+                     "true)"),
+      llvm::cl::init(true)};
   Option<bool> pingpong{*this, "pingpong",
                         llvm::cl::desc("warp-specialised kernels: consumer warpgroups take "
                                        "turns on the tensor cores (default false)"),
@@ -110,6 +117,7 @@ void metaattn::registerMetaAttnPipelines() {
         options.stages = cl.stages;
         options.stateRows = cl.stateRows;
         options.stateWarps = cl.stateWarps;
+        options.stagedStateStores = cl.stagedStateStores;
         options.warpSpecialize = cl.warpSpecialize;
         options.pingpong = cl.pingpong;
         options.gemmOverlap = cl.gemmOverlap;

@@ -253,6 +253,71 @@ METAATTN_DEV void storeFrag(const TensorRef<R>& dst, const long long (&origin)[R
   }
 }
 
+/// storeFrag through shared memory: each warp converts its own rows of `f` to T into `stage`
+/// (element pairs, conflict-free in the swizzled tile), then writes those rows out of it as
+/// whole 16-byte chunks, eight lanes per 128 bytes of a row (chunks that are not contiguous,
+/// aligned and in bounds go element by element, skipping what is outside). Only the warp's
+/// own rows of `stage` are touched, so a __syncwarp orders it (no block barrier). Warps >= W
+/// write nothing.
+template <int NThreads, class T, int R, class S, int M, int N, int W>
+METAATTN_DEV void storeFragStaged(const TensorRef<R>& dst, const long long (&origin)[R], int rowDim,
+                                  int colDim, const Frag<S, M, N, W>& f,
+                                  SmemTile<T, M, N, 1> stage) {
+  using F = Frag<S, M, N, W>;
+  using Tile = SmemTile<T, M, N, 1>;
+  static_assert(NThreads >= 32 * W,
+                "storeFragStaged: NThreads is smaller than the fragment's warps");
+  if (NThreads > 32 * W && dev::detail::warpId() >= W)
+    return;
+  __syncwarp(); // this warp's reads of its rows of `stage` (a previous call) are done
+#pragma unroll
+  for (int e = 0; e < F::kElems; e += 2) {
+    T* p = stage.base + Tile::offset(F::row(e), F::col(e));
+    if constexpr (sizeof(T) == 4)
+      *reinterpret_cast<float2*>(p) =
+          make_float2(convertElem<float>(f[e]), convertElem<float>(f[e + 1]));
+    else if constexpr (dev::detail::IsSame<S, float>::value)
+      *reinterpret_cast<unsigned*>(p) = packFloat2<T>(f[e], f[e + 1]);
+    else
+      *reinterpret_cast<unsigned*>(p) = packPair(convertElem<T>(f[e]), convertElem<T>(f[e + 1]));
+  }
+  __syncwarp();
+  bool othersIn;
+  const long long off = dev::detail::originOffset(dst, origin, rowDim, colDim, othersIn);
+  if (!othersIn)
+    return;
+  T* base = static_cast<T*>(dst.data) + off;
+  const long long sr = dst.strides[rowDim], sc = dst.strides[colDim];
+  const long long r0 = origin[rowDim], c0 = origin[colDim];
+  const long long nr = dst.sizes[rowDim], nc = dst.sizes[colDim];
+  // 16-byte stores: contiguous columns, every row's chunks 16-byte aligned. Uniform.
+  const bool vec = sc == 1 && ((unsigned long long)base & 15ull) == 0 &&
+                   ((sr * (long long)sizeof(T)) & 15ll) == 0;
+  constexpr int kChunks = Tile::kChunks, CE = Tile::kChunkElems;
+  constexpr int kPerWarp = F::kRowsPerWarp * kChunks;
+  const int lane = dev::detail::laneId(), row0 = dev::detail::warpId() * F::kRowsPerWarp;
+#pragma unroll
+  for (int it = 0; it < (kPerWarp + 31) / 32; ++it) {
+    const int i = it * 32 + lane;
+    if (kPerWarp % 32 != 0 && i >= kPerWarp)
+      break;
+    const int r = row0 + i / kChunks, ch = i % kChunks;
+    if ((unsigned long long)(r0 + r) >= (unsigned long long)nr)
+      continue;
+    const long long gc = c0 + (long long)ch * CE;
+    const T* sp = stage.chunkPtr(r, ch);
+    T* rowPtr = base + (long long)r * sr;
+    if (vec && gc >= 0 && gc + CE <= nc) {
+      *reinterpret_cast<uint4*>(rowPtr + ch * CE) = *reinterpret_cast<const uint4*>(sp);
+    } else {
+#pragma unroll
+      for (int e = 0; e < CE; ++e)
+        if ((unsigned long long)(gc + e) < (unsigned long long)nc)
+          rowPtr[(long long)(ch * CE + e) * sc] = sp[e];
+    }
+  }
+}
+
 /// Writes row vector `v` (converted to T) along `rowDim` at `origin`: one lane
 /// per quad writes each in-bounds row. Warps >= W write nothing.
 template <class T, int R, int M, int W>

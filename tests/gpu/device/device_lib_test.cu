@@ -323,7 +323,10 @@ template <int M, int N, int W> void testFragIndex() {
 /// Fills a float Frag with a function of (row, col), stores it as T into a
 /// clipped window of a strided destination.
 template <class T, int M, int N, int W>
-__global__ void kStoreFrag(TensorRef<3> dst, Origin<3> origin, int rowDim, int colDim, int viaT) {
+__global__ void kStoreFrag(TensorRef<3> dst, Origin<3> origin, int rowDim, int colDim, int viaT,
+                           int staged) {
+  extern __shared__ __align__(1024) unsigned char smem[];
+  SmemTile<T, M, N> stage(smem);
   Frag<float, M, N, W> f;
 #pragma unroll
   for (int e = 0; e < Frag<float, M, N, W>::kElems; ++e)
@@ -332,7 +335,11 @@ __global__ void kStoreFrag(TensorRef<3> dst, Origin<3> origin, int rowDim, int c
   Frag<T, M, N, W> g;
   warp::convert(g, f);
   long long o[3] = {origin.v[0], origin.v[1], origin.v[2]};
-  if (!viaT)
+  if (staged && !viaT)
+    block::storeFragStaged<W * 32>(dst, o, rowDim, colDim, f, stage);
+  else if (staged)
+    block::storeFragStaged<W * 32>(dst, o, rowDim, colDim, g, stage);
+  else if (!viaT)
     block::storeFrag<W * 32, T>(dst, o, rowDim, colDim, f);
   else
     block::storeFrag<W * 32, T>(dst, o, rowDim, colDim, g);
@@ -348,12 +355,16 @@ void testStoreFrag(const std::string& name, std::initializer_list<long long> siz
   long long span = 1;
   for (int d = 0; d < 3; ++d)
     span += (ref.sizes[d] - 1) * ref.strides[d];
-  for (int viaFragT = 0; viaFragT < 2; ++viaFragT) {
+  // Modes: float or Frag<T> source, each direct (storeFrag) and through shared memory
+  // (storeFragStaged).
+  for (int mode = 0; mode < 4; ++mode) {
+    const int viaFragT = mode & 1, staged = mode >> 1;
     const Bits sentinel = H::from(-777.f);
     std::vector<Bits> host(span + 4, sentinel);
     DevBuf<Bits> d(host);
     ref.data = d.p;
-    kStoreFrag<T, M, N, W><<<1, W * 32>>>(ref, origin, rowDim, colDim, viaFragT);
+    kStoreFrag<T, M, N, W>
+        <<<1, W * 32, SmemTile<T, M, N>::kBytes>>>(ref, origin, rowDim, colDim, viaFragT, staged);
     CUDA_CHECK(cudaGetLastError());
     CUDA_CHECK(cudaDeviceSynchronize());
     auto got = d.down();
@@ -370,8 +381,9 @@ void testStoreFrag(const std::string& name, std::initializer_list<long long> siz
     int bad = 0;
     for (size_t k = 0; k < want.size(); ++k)
       bad += std::memcmp(&want[k], &got[k], sizeof(Bits)) != 0;
-    report("storeFrag " + name + (viaFragT ? " (Frag<T> source)" : " (float source)"), bad == 0,
-           bad ? std::to_string(bad) + " wrong elements" : "");
+    report(std::string(staged ? "storeFragStaged " : "storeFrag ") + name +
+               (viaFragT ? " (Frag<T> source)" : " (float source)"),
+           bad == 0, bad ? std::to_string(bad) + " wrong elements" : "");
   }
 }
 
@@ -850,6 +862,10 @@ int main(int argc, char** argv) {
                                  {37 * 48, 48, 1}, O3{{2, 20, 30}}, 1, 2);
   testStoreFrag<bf16, 64, 64, 4>("bf16 odd column origin (unaligned pairs)", {3, 70, 75},
                                  {70 * 75, 75, 1}, O3{{1, 3, 31}}, 1, 2);
+  testStoreFrag<bf16, 128, 64, 8>("bf16 aligned, rows in bounds (16-byte chunks)", {3, 256, 192},
+                                  {256 * 192, 192, 1}, O3{{2, 128, 64}}, 1, 2);
+  testStoreFrag<bf16, 64, 64, 4>("bf16 aligned, last rows and columns out", {2, 100, 120},
+                                 {100 * 128, 128, 1}, O3{{1, 64, 64}}, 1, 2);
   testStoreFrag<fp16, 32, 24, 2>("fp16 transposed dst (colDim stride 40)", {2, 30, 40},
                                  {1200, 40, 1}, O3{{1, 5, 22}}, 2, 1);
   testStoreFrag<float, 64, 40, 4>("float negative origin", {2, 50, 50}, {2500, 50, 1},

@@ -1,6 +1,7 @@
 // RUN: metaattn-opt %s --convert-attn-to-tile | FileCheck %s
 // RUN: metaattn-opt %s --convert-attn-to-tile="state-rows=32 state-warps=2" | FileCheck %s --check-prefix=ROWS
 // RUN: not metaattn-opt %s --convert-attn-to-tile="state-rows=48" 2>&1 | FileCheck %s --check-prefix=BAD
+// RUN: metaattn-opt %s --convert-attn-to-tile="staged-state-stores=false" | FileCheck %s --check-prefix=UNSTAGED
 
 // The states kernel's blocks as asked: 32 rows of the state over two warps (two key tiles).
 // ROWS-LABEL: tile.kernel @gated_step0
@@ -10,12 +11,18 @@
 // ROWS: tile.alloc : memref<32x32xf32, #tile.space<fragment>>
 // ROWS-LABEL: tile.kernel @gated_step1
 // ROWS-SAME: threads = 128
+// Without staging the chunk states go out pair by pair (no staging tile, no `via`).
+// UNSTAGED-LABEL: tile.kernel @gated_step0
+// UNSTAGED-NOT: via
+// UNSTAGED: tile.copy %{{.*}} to %arg5[{{.*}}] {dims = array<i64: 3, 4>} : memref<64x32xf32, #tile.space<fragment>>
+// UNSTAGED-LABEL: tile.kernel @gated_step1
 // BAD: states kernel config needs the state's rows per block to divide the padded key dim (64) and to be a multiple of 16·warps, got 48 rows, 1 warps
 
 // The chunked algorithm is two kernels. @gated_step0 walks the chunks of one (key tile x
 // value tile, head, batch) with its part of the state in registers: it writes the state
 // entering each chunk to the chunk-states buffer (parameter 5, [B, H, ceil(S/64), 64, 32]
-// bf16), scans the gates in f32 right after they arrive (without gate_mod the copy's zero
+// bf16; through a shared staging tile, which still leaves three blocks per multiprocessor),
+// scans the gates in f32 right after they arrive (without gate_mod the copy's zero
 // fill past the sequence is their masking: no pass over them), applies v_mod (its per-head input read once, at the start) and scales the rows of V
 // by exp(G_last - G) in one pass in place, decays the state by exp(G_last) and adds Kᵀ V,
 // reading K as stored (transpose_a). @gated_step1 handles one
@@ -48,12 +55,13 @@ func.func @gated(%q: tensor<?x?x2x64xbf16>, %k: tensor<?x?x2x64xbf16>, %v: tenso
 // CHECK-NEXT: %[[GATES:.*]] = tile.alloc : memref<64xf32, #tile.space<shared>>
 // CHECK-NEXT: %[[SCALE:.*]] = tile.read %arg4[%{{.*}}] : <4xf32> -> f32
 // CHECK-NEXT: %[[STATE:.*]] = tile.alloc : memref<64x32xf32, #tile.space<fragment>>
+// CHECK-NEXT: %[[STAGE:.*]] = tile.alloc : memref<64x32xbf16, #tile.space<shared>>
 // CHECK: tile.fill %[[STATE]]
 // CHECK: tile.pipelined {{.*}} stages 3
 // CHECK: tile.copy %arg1[{{.*}}, %[[K0]]] to %[[K]]
 // CHECK-NEXT: tile.copy %arg2
 // CHECK-NEXT: tile.copy %arg3[{{.*}}] to %[[GATES]] {dims = array<i64: 1>} : !tile.tensor<?x?x4xf32> to memref<64xf32, #tile.space<shared>>
-// CHECK-NEXT: tile.copy %[[STATE]] to %arg5[{{.*}}, %[[K0]], {{.*}}] {dims = array<i64: 3, 4>} : memref<64x32xf32, #tile.space<fragment>> to !tile.tensor<?x4x?x64x32xbf16>
+// CHECK-NEXT: tile.copy %[[STATE]] to %arg5[{{.*}}, %[[K0]], {{.*}}] via %[[STAGE]] : memref<64x32xbf16, #tile.space<shared>> {dims = array<i64: 3, 4>} : memref<64x32xf32, #tile.space<fragment>> to !tile.tensor<?x4x?x64x32xbf16>
 // CHECK-NEXT: tile.scan %[[GATES]] : memref<64xf32, #tile.space<shared>>
 // CHECK-NEXT: tile.barrier
 // CHECK: tile.parallel (%[[J:.*]], %[[C:.*]]) in [64, 32]

@@ -43,6 +43,28 @@ TEST(RecurrentConfigTest, WideKeysUseEightWarpsOnWgmma) {
   expectFits(plain, attn::GateKind::token, sm90);
 }
 
+TEST(RecurrentConfigTest, StateStoresAreStagedOnlyWhereTheBlocksPerSmStay) {
+  TargetDesc hopper = target("sm_90a");
+  // YOCO-like scalar gates: the staging tile fits with two stages, three blocks stay.
+  RecurrentTileConfig scalar = chooseRecurrentConfig(256, 256, attn::GateKind::token, 2, hopper);
+  RecurrentTileRequest off;
+  off.stagedStateStores = false;
+  RecurrentTileConfig unstaged =
+      chooseRecurrentConfig(256, 256, attn::GateKind::token, 2, hopper, off);
+  EXPECT_TRUE(scalar.stageStates);
+  EXPECT_FALSE(unstaged.stageStates);
+  EXPECT_EQ(scalar.statesBlocksPerSm, unstaged.statesBlocksPerSm);
+  EXPECT_EQ(scalar.statesBlocksPerSm, 3);
+  expectFits(scalar, attn::GateKind::token, hopper);
+  // Vector gates (GLA, 128 x 128): their per-stage gates leave no room for the tile without
+  // losing a block, so the stores stay pair by pair.
+  RecurrentTileConfig vector = chooseRecurrentConfig(128, 128, attn::GateKind::vector, 2, hopper);
+  RecurrentTileConfig vectorOff =
+      chooseRecurrentConfig(128, 128, attn::GateKind::vector, 2, hopper, off);
+  EXPECT_GE(vector.statesBlocksPerSm, vectorOff.statesBlocksPerSm);
+  expectFits(vector, attn::GateKind::vector, hopper);
+}
+
 TEST(RecurrentConfigTest, OddKeyDimsGetRowsThatDivideThePaddedDim) {
   TargetDesc hopper = target("sm_90a");
   for (int64_t dk : {1, 17, 64, 72, 136, 200}) {

@@ -31,6 +31,9 @@ struct PipelineOptions {
   /// attn.recurrent's states kernel: key rows of the state per block and warps per block
   /// (0: from the model).
   int64_t stateRows = 0, stateWarps = 0;
+  /// attn.recurrent's states kernel: write each chunk's state through shared memory (16-byte
+  /// row chunks) where that keeps its blocks per multiprocessor; false: pair by pair.
+  bool stagedStateStores = true;
   /// A tuning file (metaattn/Pipeline/Tuning.h) whose entries for the target set the tile
   /// sizes of the attentions it knows (lowerToCuda applies it); empty: none. The sizes above,
   /// when set, still win.

@@ -109,6 +109,8 @@ private:
   Value batch, head, qkHead, k0, v0, seqLen;
   // Buffers.
   Value qS, kS, vS, stateS, gates, scores, probs, out, state;
+  /// The states kernel's staging tile for the chunk states' stores (cfg.stageStates).
+  Value stateStage;
   /// Vector gates, output kernel: Q ⊙ exp(G), and per sub-chunk s >= 1 Q̃_s and K̃_s.
   Value qgS;
   SmallVector<Value> qtS, ktS;
@@ -473,7 +475,7 @@ void RecurrentBuilder::buildStatesBody() {
     copyChunkVectors(t0, /*async=*/false);
     // The state entering this chunk, for the output kernel.
     b.create<CopyOp>(loc, state, ValueRange{}, statesParam, ValueRange{batch, head, j, k0, v0},
-                     b.getDenseI64ArrayAttr({3, 4}), false);
+                     b.getDenseI64ArrayAttr({3, 4}), false, stateStage);
     if (hasGate && !constantGates)
       loadGates(t0);
     // With a gate, updateState applies the modifier of the operand it decays.
@@ -727,6 +729,8 @@ FailureOr<KernelOp> RecurrentBuilder::build(StringRef name, bool output) {
     buildOutputBody();
   } else {
     state = alloc({keyCols, bv}, f32Type, MemorySpace::fragment);
+    if (cfg.stageStates)
+      stateStage = alloc({keyCols, bv}, elt, MemorySpace::shared);
     buildStatesBody();
   }
   b.create<ReturnOp>(loc);
@@ -790,16 +794,36 @@ RecurrentTileConfig metaattn::chooseRecurrentConfig(int64_t keyDim, int64_t valu
   if (!request.stages && cfg.stages > 2 && fit(/*output=*/false) < 3)
     cfg.stages = 2;
   // Registers: the state's share of each thread plus about 104 for the rest on mma.sync
-  // (ptxas took 158-166 for 64 or 128 rows x 64 over four warps at three blocks), 58 when
-  // the update runs on wgmma (16 rows per warp, sm_90a: no ldmatrix fragments; 90 for 128
-  // rows over eight warps, 108 for 64 over four).
+  // (ptxas took 158-166 for 64 or 128 rows x 64 over four warps at three blocks), 48 when
+  // the update runs on wgmma (16 rows per warp, sm_90a: no ldmatrix fragments; ptxas took
+  // 80 for 128 rows x 64 over eight warps capped for three blocks, RetNet and YOCO, no
+  // spills; 108 for 64 over four uncapped).
   int64_t stateThreads = cfg.stateWarps * 32;
   bool wgmma = target.wgmma && elementBytes == 2 && cfg.stateRows == 16 * cfg.stateWarps &&
                cfg.stateWarps % 4 == 0 && cfg.blockV % 16 == 0 && cfg.blockV * 2 % 128 == 0;
-  int64_t stateRegs = cfg.stateRows * cfg.blockV / stateThreads + (wgmma ? 58 : 104);
+  int64_t stateRegs = cfg.stateRows * cfg.blockV / stateThreads + (wgmma ? 48 : 104);
   int64_t byRegisters = 65536 / (stateThreads * stateRegs);
-  cfg.statesBlocksPerSm =
-      std::clamp<int64_t>(std::min(fit(/*output=*/false), byRegisters), 1, wgmma ? 4 : 3);
+  auto statesBlocks = [&] {
+    return std::clamp<int64_t>(std::min(fit(/*output=*/false), byRegisters), 1, wgmma ? 4 : 3);
+  };
+  cfg.statesBlocksPerSm = statesBlocks();
+  // Each chunk's state goes out through a shared tile of its size (whole 16-byte row chunks:
+  // half the store instructions and sectors of pair-by-pair stores, which on the H200 kept
+  // the load-store queue full) where that keeps the blocks per multiprocessor, at two
+  // stages if need be (two and three measured the same, YOCO and RetNet B8).
+  if (request.stagedStateStores && cfg.blockV * elementBytes % 16 == 0) {
+    RecurrentTileConfig staged = cfg;
+    staged.stageStates = true;
+    if (!request.stages && staged.stages > 2 &&
+        perSm / (staged.sharedBytes(elementBytes, gate, false) + 3072) < cfg.statesBlocksPerSm)
+      staged.stages = 2;
+    int64_t blocks = std::clamp<int64_t>(
+        std::min(perSm / (staged.sharedBytes(elementBytes, gate, false) + 3072), byRegisters), 1,
+        wgmma ? 4 : 3);
+    if (blocks >= cfg.statesBlocksPerSm &&
+        staged.sharedBytes(elementBytes, gate, false) <= target.sharedBytesPerBlock)
+      cfg = staged;
+  }
   cfg.outputBlocksPerSm = std::clamp<int64_t>(fit(/*output=*/true), 1, 2);
   return cfg;
 }
@@ -817,11 +841,13 @@ int64_t RecurrentTileConfig::sharedBytes(int64_t elementBytes, attn::GateKind ga
     return ((2 * chunk * blockK + blockK * outputBlockV) * outputStages + chunk * outputBlockV) *
                elementBytes +
            gates;
-  // States kernel: its k and v slices (and vector gates) per pipeline stage.
+  // States kernel: its k and v slices (and vector gates) per pipeline stage, and the state's
+  // staging tile.
   int64_t perStage = (chunk * stateRows + chunk * blockV) * elementBytes;
+  int64_t staging = stageStates ? stateRows * blockV * elementBytes : 0;
   if (gate == attn::GateKind::vector)
-    return (perStage + gates) * stages;
-  return perStage * stages + gates;
+    return (perStage + gates) * stages + staging;
+  return perStage * stages + gates + staging;
 }
 
 FailureOr<std::pair<KernelOp, KernelOp>>

@@ -177,7 +177,11 @@ LogicalResult Printer::printCopy(CopyOp op) {
     if (failed(elt))
       return op.emitOpError() << "unsupported element type";
     std::string o = origin(op.getDestIndices(), "origin");
-    if (cast<MemRefType>(op.getSource().getType()).getRank() == 2)
+    if (op.getStaging())
+      line() << ns << "block::storeFragStaged<" << nt << ">(" << name(op.getDest()) << ", " << o
+             << ", " << dims[0] << ", " << dims[1] << ", " << name(op.getSource()) << ", "
+             << name(op.getStaging()) << ");\n";
+    else if (cast<MemRefType>(op.getSource().getType()).getRank() == 2)
       line() << ns << "block::storeFrag<" << nt << ", " << *elt << ">(" << name(op.getDest())
              << ", " << o << ", " << dims[0] << ", " << dims[1] << ", " << name(op.getSource())
              << ");\n";

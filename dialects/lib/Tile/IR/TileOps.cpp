@@ -183,6 +183,8 @@ LogicalResult CopyOp::verify() {
       return emitOpError() << "local copies take no dims";
     if (getAsync())
       return emitOpError() << "only global-to-shared copies may be async";
+    if (getStaging())
+      return emitOpError() << "only a copy of a 2-D fragment to global memory may be staged";
     return success();
   }
 
@@ -210,6 +212,20 @@ LogicalResult CopyOp::verify() {
                          << " to " << local.getElementType();
   if (getAsync() && !(srcGlobal && isShared(local)))
     return emitOpError() << "only global-to-shared copies may be async";
+  if (Value staging = getStaging()) {
+    auto stage = dyn_cast<MemRefType>(staging.getType());
+    if (!dstGlobal || !isFragment(local) || local.getRank() != 2)
+      return emitOpError() << "only a copy of a 2-D fragment to global memory may be staged";
+    if (!stage || !isShared(stage) || stage.getShape() != local.getShape() ||
+        stage.getElementType() != global.getElementType()) {
+      std::string want;
+      llvm::raw_string_ostream(want)
+          << local.getDimSize(0) << "x" << local.getDimSize(1) << "x" << global.getElementType();
+      return emitOpError() << "staging buffer must be shared memory of the fragment's shape "
+                              "in the destination's element type ("
+                           << want << "), found " << staging.getType();
+    }
+  }
   return success();
 }
 

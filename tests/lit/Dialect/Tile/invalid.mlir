@@ -227,6 +227,30 @@ func.func @copy_async_store(%a: memref<64x64xbf16, #tile.space<shared>>, %b: !ti
 
 // -----
 
+func.func @copy_staged_load(%a: !tile.tensor<?x?x8x64xbf16>, %b: memref<64x64xbf16, #tile.space<shared>>, %s: memref<64x64xbf16, #tile.space<shared>>, %i: index) {
+  // expected-error @+1 {{only a copy of a 2-D fragment to global memory may be staged}}
+  tile.copy %a[%i, %i, %i, %i] to %b via %s : memref<64x64xbf16, #tile.space<shared>> {dims = array<i64: 1, 3>} : !tile.tensor<?x?x8x64xbf16> to memref<64x64xbf16, #tile.space<shared>>
+  return
+}
+
+// -----
+
+func.func @copy_staged_shape(%a: memref<64x64xf32, #tile.space<fragment>>, %b: !tile.tensor<?x?x8x64xbf16>, %s: memref<64x32xbf16, #tile.space<shared>>, %i: index) {
+  // expected-error @+1 {{staging buffer must be shared memory of the fragment's shape in the destination's element type (64x64xbf16), found 'memref<64x32xbf16, #tile.space<shared>>'}}
+  tile.copy %a to %b[%i, %i, %i, %i] via %s : memref<64x32xbf16, #tile.space<shared>> {dims = array<i64: 1, 3>} : memref<64x64xf32, #tile.space<fragment>> to !tile.tensor<?x?x8x64xbf16>
+  return
+}
+
+// -----
+
+func.func @copy_staged_fragment(%a: memref<64x64xf32, #tile.space<fragment>>, %b: !tile.tensor<?x?x8x64xbf16>, %s: memref<64x64xbf16, #tile.space<fragment>>, %i: index) {
+  // expected-error @+1 {{staging buffer must be shared memory}}
+  tile.copy %a to %b[%i, %i, %i, %i] via %s : memref<64x64xbf16, #tile.space<fragment>> {dims = array<i64: 1, 3>} : memref<64x64xf32, #tile.space<fragment>> to !tile.tensor<?x?x8x64xbf16>
+  return
+}
+
+// -----
+
 func.func @gemm_rank(%a: memref<64xbf16, #tile.space<shared>>, %b: memref<64x64xbf16, #tile.space<shared>>, %c: memref<64x64xf32, #tile.space<fragment>>) {
   // expected-error @+1 {{operands must be 2-D buffers}}
   tile.gemm %a, %b, %c : memref<64xbf16, #tile.space<shared>>, memref<64x64xbf16, #tile.space<shared>>, memref<64x64xf32, #tile.space<fragment>>

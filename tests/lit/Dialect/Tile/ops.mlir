@@ -104,11 +104,17 @@ tile.kernel @fwd(%q: !tile.tensor<?x?x8x64xbf16>, %k: !tile.tensor<?x?x8x64xbf16
   // CHECK: tile.copy %[[ACC]] to %[[OF]] : memref<64x64xf32, #tile.space<fragment>> to memref<64x64xbf16, #tile.space<fragment>>
   // CHECK: tile.copy %[[OF]] to %[[O]][%[[B]], %[[ROW]], %[[H]], %[[C0]]] {dims = array<i64: 1, 3>} : memref<64x64xbf16, #tile.space<fragment>> to !tile.tensor<?x?x8x64xbf16>
   // CHECK: tile.copy %[[M]] to %[[S]][%[[C0]]] {dims = array<i64: 0>} : memref<64xf32, #tile.space<fragment>> to !tile.tensor<8xf32>
+  // Fragment to global through a shared staging tile.
+  // CHECK: %[[STG:.*]] = tile.alloc : memref<64x64xbf16, #tile.space<shared>>
+  // CHECK: tile.copy %[[ACC]] to %[[O]][%[[B]], %[[ROW]], %[[H]], %[[C0]]] via %[[STG]] : memref<64x64xbf16, #tile.space<shared>> {dims = array<i64: 1, 3>} : memref<64x64xf32, #tile.space<fragment>> to !tile.tensor<?x?x8x64xbf16>
   // CHECK: tile.return
   %of = tile.alloc : memref<64x64xbf16, #tile.space<fragment>>
   tile.copy %acc to %of : memref<64x64xf32, #tile.space<fragment>> to memref<64x64xbf16, #tile.space<fragment>>
   tile.copy %of to %o[%b, %row, %h, %c0] {dims = array<i64: 1, 3>}
       : memref<64x64xbf16, #tile.space<fragment>> to !tile.tensor<?x?x8x64xbf16>
   tile.copy %m to %scale[%c0] {dims = array<i64: 0>} : memref<64xf32, #tile.space<fragment>> to !tile.tensor<8xf32>
+  %stg = tile.alloc : memref<64x64xbf16, #tile.space<shared>>
+  tile.copy %acc to %o[%b, %row, %h, %c0] via %stg : memref<64x64xbf16, #tile.space<shared>>
+      {dims = array<i64: 1, 3>} : memref<64x64xf32, #tile.space<fragment>> to !tile.tensor<?x?x8x64xbf16>
   tile.return
 }

@@ -55,6 +55,9 @@ struct RecurrentTileConfig {
   /// The states kernel's blocks: key rows of the state (a divisor of paddedKeyDim, a multiple
   /// of 16·stateWarps) and warps.
   int64_t stateRows = 64, stateWarps = 4;
+  /// The states kernel writes each chunk's state through a shared tile of the state's size
+  /// (16-byte row chunks, block::storeFragStaged) instead of element pair by pair.
+  bool stageStates = false;
   /// Blocks per multiprocessor each kernel is compiled for (registers capped to allow them).
   int64_t statesBlocksPerSm = 1, outputBlocksPerSm = 1;
   /// Vector gates: the output kernel splits a chunk into this many sub-chunks; only the
@@ -66,9 +69,11 @@ struct RecurrentTileConfig {
 
 /// Sizes a caller sets instead of the model (0: from the model): the chunk, the value
 /// columns per block of both kernels, the output kernel's warps, the states kernel's
-/// pipeline stages, rows of the state and warps per block.
+/// pipeline stages, rows of the state and warps per block; whether state stores may be staged.
 struct RecurrentTileRequest {
   int64_t chunk = 0, blockV = 0, warps = 0, stages = 0, stateRows = 0, stateWarps = 0;
+  /// Let the model stage the state stores (it does where the blocks per multiprocessor stay).
+  bool stagedStateStores = true;
 };
 
 /// The chunk config of a recurrent op with these head dims and gate kind on `target`; the

@@ -102,18 +102,35 @@ def Tile_CopyOp : Tile_Op<"copy", [AttrSizedOperandSegments]> {
     writes outside are skipped. Local-to-local copies convert element types. `async` (set by
     pipelining) lets a global-to-shared copy complete later, at a `tile.async_wait`.
 
+    A fragment-to-global copy may name a `staging` buffer (`via`): a shared buffer of the
+    fragment's shape in the destination's element type, through which each warp passes its
+    own rows so that they reach global memory as whole 16-byte row chunks instead of one
+    element pair per store. Only the copy's own warps touch it, each its own rows (no block
+    barrier); its contents afterwards are unspecified.
+
     ```mlir
     tile.copy %q[%b, %row0, %h, %c0] to %qs {dims = array<i64: 1, 3>}
         : !tile.tensor<?x?x8x64xbf16> to memref<64x64xbf16, #tile.space<shared>>
+    tile.copy %state to %states[%b, %h, %j, %k0, %v0] via %stage : memref<...> {dims = ...}
+        : memref<128x64xf32, #tile.space<fragment>> to !tile.tensor<?x8x?x128x64xbf16>
     ```
   }];
   let arguments = (ins AnyType:$source, Variadic<Index>:$source_indices, AnyType:$dest,
                        Variadic<Index>:$dest_indices,
-                       OptionalAttr<DenseI64ArrayAttr>:$dims, UnitAttr:$async);
+                       OptionalAttr<DenseI64ArrayAttr>:$dims, UnitAttr:$async,
+                       Optional<AnyType>:$staging);
   let assemblyFormat = [{
-    $source (`[` $source_indices^ `]`)? `to` $dest (`[` $dest_indices^ `]`)? attr-dict
-    `:` type($source) `to` type($dest)
+    $source (`[` $source_indices^ `]`)? `to` $dest (`[` $dest_indices^ `]`)?
+    (`via` $staging^ `:` type($staging))? attr-dict `:` type($source) `to` type($dest)
   }];
+  let builders = [
+    OpBuilder<(ins "::mlir::Value":$source, "::mlir::ValueRange":$sourceIndices,
+                   "::mlir::Value":$dest, "::mlir::ValueRange":$destIndices,
+                   "::mlir::DenseI64ArrayAttr":$dims, "bool":$async), [{
+      build($_builder, $_state, source, sourceIndices, dest, destIndices, dims, async,
+            /*staging=*/::mlir::Value());
+    }]>
+  ];
   let hasVerifier = 1;
 }
 
