@@ -73,6 +73,9 @@ def main():
     p.add_argument("--fla-path", default="")
     p.add_argument("--iters", type=int, default=20)
     p.add_argument("--quick", action="store_true", help="the first length of each shape only")
+    p.add_argument("--opts", default="",
+                   help="metaattn-run options to time ours under, configurations separated by "
+                        "'|' (an empty one: the defaults), e.g. '|--block-n=64'; FLA once per shape")
     args = p.parse_args()
     fla_ok, fla_msg = False, "FLA path not given"
     if args.fla_path:
@@ -92,30 +95,38 @@ def main():
                                 f"--heads={h}", f"--kv-heads={hqk}", f"--dim={dk}",
                                 f"--value-dim={dv}"], stdout=f, check=True)
             for t in lengths[:1] if args.quick else lengths:
-                proc = subprocess.run([os.path.join(args.bin, "metaattn-run"), ir, "--device=gpu",
-                                       f"--batch={b}", f"--seq-q={t}", "--bench", "--no-check",
-                                       f"--iters={args.iters}"], capture_output=True, text=True)
-                m = re.search(r"time: ([0-9.e+-]+) ms", proc.stdout)
-                ours = float(m.group(1)) if m else float("nan")
-                if not m:
-                    print(proc.stdout[-2000:] + proc.stderr[-2000:], file=sys.stderr)
                 peer = float("nan")
                 if fla_ok:
                     try:
                         peer = fla_timer(op, b, h, dk, dv, t, args.iters)
                     except Exception as e:
                         print(f"  FLA {op} failed: {type(e).__name__}: {e}", file=sys.stderr)
-                row = {"shape": label, "variant": variant, "B": b, "H": h, "Hqk": hqk, "Dk": dk,
-                       "Dv": dv, "T": t, "ours_ms": ours, "fla_ms": peer,
-                       "ratio_vs_fla": peer / ours if ours == ours and peer == peer else float("nan"),
-                       "date": datetime.date.today().isoformat()}
-                rows.append(row)
-                write_rows(args.csv, rows)  # so far: a run cut short keeps its rows
-                print(f"  {label} T={t}: ours {ours:.3f} ms, FLA {peer:.3f} ms", flush=True)
-    print("\n| shape | T | metaattn ms | FLA ms | FLA/ours |")
-    print("|---|---|---|---|---|")
+                for opts in args.opts.split("|"):
+                    proc = subprocess.run([os.path.join(args.bin, "metaattn-run"), ir,
+                                           "--device=gpu", f"--batch={b}", f"--seq-q={t}",
+                                           "--bench", "--no-check", f"--iters={args.iters}"] +
+                                          opts.split(), capture_output=True, text=True)
+                    m = re.search(r"time: ([0-9.e+-]+) ms", proc.stdout)
+                    ours = float(m.group(1)) if m else float("nan")
+                    if not m:
+                        print(proc.stdout[-2000:] + proc.stderr[-2000:], file=sys.stderr)
+                    row = {"shape": label, "variant": variant, "B": b, "H": h, "Hqk": hqk,
+                           "Dk": dk, "Dv": dv, "T": t, "opts": opts, "ours_ms": ours,
+                           "fla_ms": peer,
+                           "ratio_vs_fla": peer / ours if ours == ours and peer == peer
+                           else float("nan"),
+                           "date": datetime.date.today().isoformat()}
+                    rows.append(row)
+                    write_rows(args.csv, rows)  # so far: a run cut short keeps its rows
+                    print(f"  {label} T={t} {opts or '(defaults)'}: ours {ours:.3f} ms, "
+                          f"FLA {peer:.3f} ms", flush=True)
+    configs = len(args.opts.split("|"))
+    print("\n| shape | T |" + (" options |" if configs > 1 else "") +
+          " metaattn ms | FLA ms | FLA/ours |")
+    print("|---|---|" + ("---|" if configs > 1 else "") + "---|---|---|")
     for r in rows:
-        print(f"| {r['shape']} | {r['T']} | {r['ours_ms']:.3f} | {r['fla_ms']:.3f} | "
+        opts = f" {r['opts'] or 'defaults'} |" if configs > 1 else ""
+        print(f"| {r['shape']} | {r['T']} |{opts} {r['ours_ms']:.3f} | {r['fla_ms']:.3f} | "
               f"{r['ratio_vs_fla']:.2f} |")
     return 0
 
