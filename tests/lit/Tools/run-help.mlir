@@ -22,3 +22,18 @@
 // DEMO: metaattn-demo options:
 // DEMO-DAG: --print-cuda
 // DEMO-NOT: amdgpu
+
+// metaattn-opt and metaattn-translate list MLIR's options and their passes and translations,
+// not LLVM's backend options (hidden, still accepted, listed by --help-hidden).
+// RUN: metaattn-opt --help | FileCheck %s --check-prefix=OPT
+// OPT-NOT: amdgpu
+// OPT: --pass-pipeline=
+// OPT: --metaattn-lower
+// OPT: --staged-state-stores
+// OPT-NOT: amdgpu
+// RUN: metaattn-opt --help-hidden | FileCheck %s --check-prefix=HIDDEN
+// HIDDEN: --amdgpu-
+// RUN: metaattn-translate --help | FileCheck %s --check-prefix=TRANSLATE
+// TRANSLATE-NOT: amdgpu
+// TRANSLATE: --tile-to-cuda
+// TRANSLATE-NOT: amdgpu
