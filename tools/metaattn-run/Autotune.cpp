@@ -51,9 +51,9 @@ LogicalResult run::recordTuning(llvm::ArrayRef<func::FuncOp> funcs, const Pipeli
     for (const std::string &signature : signaturesOf(func)) {
       TunedConfig config{pipeline.blockM, pipeline.blockN, pipeline.warps, pipeline.stages};
       config.note = ("recorded for @" + func.getSymName()).str();
-      table->set(target, signature, config);
-      os << "recorded " << target << " " << signature << " (@" << func.getSymName()
-         << "): block_m=" << config.blockM << " block_n=" << config.blockN
+      table->set(tuningArch(target, pipeline), signature, config);
+      os << "recorded " << tuningArch(target, pipeline) << " " << signature << " (@"
+         << func.getSymName() << "): block_m=" << config.blockM << " block_n=" << config.blockN
          << " warps=" << config.warps << " stages=" << config.stages << "\n";
     }
   rt::Status saved = table->save(pipeline.tuningFile);
@@ -187,7 +187,7 @@ LogicalResult run::autotune(ModuleOp module, const RunOptions &options, Problem 
     config.note = ("@" + func.getSymName() + " B=" + std::to_string(options.batch) +
                    " Sq=" + std::to_string(options.seqQ) + " Skv=" + std::to_string(options.seqKv))
                       .str();
-    table->set(target, signature, config);
+    table->set(tuningArch(target, options.pipeline), signature, config);
   }
   rt::Status saved = table->save(options.pipeline.tuningFile);
   if (!saved.ok()) {
@@ -195,7 +195,7 @@ LogicalResult run::autotune(ModuleOp module, const RunOptions &options, Problem 
     return failure();
   }
   os << "  autotune: best block_n=" << best->blockN << " stages=" << best->stages << " ("
-     << *best->ms << " ms), recorded for " << target << " in " << options.pipeline.tuningFile
-     << "\n";
+     << *best->ms << " ms), recorded for " << tuningArch(target, options.pipeline) << " in "
+     << options.pipeline.tuningFile << "\n";
   return success();
 }

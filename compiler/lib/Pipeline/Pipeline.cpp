@@ -61,6 +61,17 @@ void metaattn::buildAttnToTilePipeline(OpPassManager &pm, const PipelineOptions 
   kernels.addPass(createCSEPass());
 }
 
+std::string metaattn::tuningArch(llvm::StringRef target, const PipelineOptions &options) {
+  std::string arch = target.str();
+  if (!options.warpSpecialize)
+    arch += "+no-ws";
+  if (options.pingpong)
+    arch += "+pingpong";
+  if (options.gemmOverlap)
+    arch += "+gemm-overlap";
+  return arch;
+}
+
 namespace {
 /// `--metaattn-lower="target=sm_90 block-m=64 ..."`: PipelineOptions on the command line.
 struct LowerPipelineOptions : public PassPipelineOptions<LowerPipelineOptions> {
@@ -183,7 +194,9 @@ rt::StatusOr<std::vector<LoweredKernel>> metaattn::lowerToCuda(ModuleOp module,
     if (!table.ok())
       return table.status();
     applyTuning(module, *table,
-                options.target.empty() ? std::string(kDefaultTarget) : options.target);
+                tuningArch(options.target.empty() ? llvm::StringRef(kDefaultTarget)
+                                                  : llvm::StringRef(options.target),
+                           options));
   }
   PassManager pm(module.getContext(), ModuleOp::getOperationName());
   buildAttnToTilePipeline(pm, options);

@@ -10,6 +10,9 @@
 // RUN: metaattn-run %s --device=cpu --resource-report | FileCheck %s --check-prefix=MODEL
 // RUN: METAATTN_TUNING_FILE=%t metaattn-run %s --device=cpu --resource-report | FileCheck %s --check-prefix=TUNED
 // RUN: metaattn-run %s --device=cpu --resource-report --tuning-file=%t --target=sm_90 | FileCheck %s --check-prefix=OTHER
+// Sizes tuned under the default schedule are not taken for another one (the cp.async
+// pipeline keeps the model's tiles).
+// RUN: metaattn-run %s --device=cpu --resource-report --tuning-file=%t --warp-specialize=false | FileCheck %s --check-prefix=NOWS
 // RUN: metaattn-run %s --device=cpu --tuning-file=%t --batch=2 --seq-q=77 --seq-kv=130 | FileCheck %s --check-prefix=RAN
 // RUN: not metaattn-run %s --device=cpu --record-tuning 2>&1 | FileCheck %s --check-prefix=NOFILE
 // Without a GPU, --autotune compiles its candidates in parallel (NVRTC) and records nothing.
@@ -21,6 +24,8 @@
 // TUNED: resources causal (sm_90a): {{.*}} 37888 B dynamic shared, 384 threads; gemms: {{[0-9]+}} wgmma, 0 mma.sync
 // MODEL: resources causal (sm_90a): {{.*}} 87040 B dynamic shared, 384 threads
 // OTHER: resources causal (sm_90a): {{.*}} 128 threads; gemms: 0 wgmma, 2 mma.sync
+// NOWS: resources causal (sm_90a): {{.*}} 82944 B dynamic shared, 256 threads; gemms: 2 wgmma, 0 mma.sync
+// NOWS-NOT: 37888 B
 // RAN: PASS causal
 // NOFILE: --autotune and --record-tuning need --tuning-file
 // AUTO-COUNT-6: candidate block_n={{(32|64|128)}} stages={{[23]}} (sm_90a): 1 kernel(s) compiled

@@ -94,6 +94,39 @@ TEST_F(Tuning, FileRoundTripAndApply) {
   std::remove(path.c_str());
 }
 
+TEST_F(Tuning, EntriesAreKeptPerKernelSchedule) {
+  PipelineOptions defaults;
+  EXPECT_EQ(tuningArch("sm_90a", defaults), "sm_90a");
+  PipelineOptions cpAsync;
+  cpAsync.warpSpecialize = false;
+  EXPECT_EQ(tuningArch("sm_90a", cpAsync), "sm_90a+no-ws");
+  PipelineOptions overlapped;
+  overlapped.pingpong = overlapped.gemmOverlap = true;
+  EXPECT_EQ(tuningArch("sm_90a", overlapped), "sm_90a+pingpong+gemm-overlap");
+
+  // A tile recorded for the cp.async schedule is not taken by the warp-specialised one.
+  std::string path = tempPath("schedule");
+  auto module = parse(irtext::softmaxIR(shape(4, 4, 128, 128, true)));
+  ASSERT_TRUE(module);
+  TuningTable table;
+  table.set(tuningArch("sm_90a", cpAsync), signatureOf(*module), TunedConfig{0, 32, 0, 2});
+  ASSERT_TRUE(table.save(path).ok());
+  EXPECT_EQ(applyTuning(*module, table, tuningArch("sm_90a", defaults)), 0u);
+  EXPECT_EQ(applyTuning(*module, table, tuningArch("sm_90a", cpAsync)), 1u);
+  for (bool warpSpecialize : {false, true}) {
+    auto fresh = parse(irtext::softmaxIR(shape(4, 4, 128, 128, true)));
+    PipelineOptions options;
+    options.tuningFile = path;
+    options.warpSpecialize = warpSpecialize;
+    auto lowered = lowerToCuda(*fresh, options);
+    ASSERT_TRUE(lowered.ok()) << lowered.status().message();
+    bool tuned =
+        lowered->front().cudaSource.find("SmemTile<bf16, 32, 128, 2>") != std::string::npos;
+    EXPECT_EQ(tuned, !warpSpecialize) << "warp-specialize " << warpSpecialize;
+  }
+  std::remove(path.c_str());
+}
+
 TEST_F(Tuning, MalformedLinesAreErrorsWithTheirLine) {
   std::string path = tempPath("bad");
   {

@@ -62,6 +62,12 @@ constexpr llvm::StringLiteral kDefaultTarget = "sm_90a";
 /// canonicalize, cse.
 void buildAttnToTilePipeline(mlir::OpPassManager &pm, const PipelineOptions &options);
 
+/// The architecture field a tuning is recorded and looked up under (metaattn/Pipeline/Tuning.h)
+/// for `target` and the options' kernel schedule: the target alone for the default schedule,
+/// else the target with the schedule's departures from it, `sm_90a+no-ws`, `sm_90a+pingpong`,
+/// `sm_90a+gemm-overlap`: tile sizes timed under one schedule are not taken for another.
+std::string tuningArch(llvm::StringRef target, const PipelineOptions &options);
+
 /// Registers the pipeline as `metaattn-lower` for metaattn-opt.
 void registerMetaAttnPipelines();
 

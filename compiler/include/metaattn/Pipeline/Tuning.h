@@ -6,7 +6,10 @@
 // honours. Entries are keyed by the target architecture and the op's signature — a hash of the
 // op as written (its regions, custom inputs and tensor types: head counts, head dims, dtype),
 // never of a sequence length, which is dynamic in the types — so one tuning serves every
-// length and every module holding the same variant.
+// length and every module holding the same variant. Tile sizes timed under one kernel schedule
+// are not taken for another: the arch field is the target plus the schedule's departures from
+// the default (`sm_90a+no-ws` for --warp-specialize=false, `+pingpong`, `+gemm-overlap`;
+// metaattn::tuningArch in Pipeline.h).
 //
 // File format, one entry per line (`#` starts a comment line):
 //   <arch> <signature> block_m=<n> block_n=<n> warps=<n> stages=<n> [tflops=<x>] [# note]
