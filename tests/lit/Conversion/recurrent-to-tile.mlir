@@ -7,6 +7,11 @@
 // ROWS-LABEL: tile.kernel @gated_step0
 // ROWS-SAME: grid = array<i64: -1, 0, 2, -1, 0, 4, 0, 0, 1>
 // ROWS-SAME: threads = 64
+// Key tiles vary fastest along blockIdx.x (a division by their count, a power of two).
+// ROWS: %[[X:.*]] = tile.block_id 0
+// ROWS: %[[KT:.*]] = arith.remui %[[X]], %c2
+// ROWS-NEXT: arith.muli %[[KT]], %c32
+// ROWS: arith.divui %[[X]], %c2
 // ROWS: tile.alloc : memref<64x32xbf16, #tile.space<shared>>
 // ROWS: tile.alloc : memref<32x32xf32, #tile.space<fragment>>
 // ROWS-LABEL: tile.kernel @gated_step1
@@ -48,7 +53,7 @@ func.func @gated(%q: tensor<?x?x2x64xbf16>, %k: tensor<?x?x2x64xbf16>, %v: tenso
 // CHECK-SAME: grid = array<i64: -1, 0, 1, -1, 0, 4, 0, 0, 1>
 // CHECK-SAME: tile.bindings = ["arg:0", "arg:1", "arg:2", "arg:3", "arg:4", "temp:0"]
 // CHECK: %[[X:.*]] = tile.block_id 0
-// CHECK: %[[KTILE:.*]] = arith.divui %[[X]]
+// CHECK: %[[KTILE:.*]] = arith.remui %[[X]]
 // CHECK-NEXT: %[[K0:.*]] = arith.muli %[[KTILE]], %c64
 // CHECK: %[[K:.*]] = tile.alloc : memref<64x64xbf16, #tile.space<shared>>
 // CHECK-NEXT: %[[V:.*]] = tile.alloc : memref<64x32xbf16, #tile.space<shared>>

@@ -56,6 +56,9 @@ TEST(RecurrentConfigTest, StateStoresAreStagedOnlyWhereTheBlocksPerSmStay) {
   EXPECT_EQ(scalar.statesBlocksPerSm, unstaged.statesBlocksPerSm);
   EXPECT_EQ(scalar.statesBlocksPerSm, 3);
   expectFits(scalar, attn::GateKind::token, hopper);
+  // Three key tiles (Dk = 384) divide blockIdx.x for real: two blocks, no register cap that
+  // spilled.
+  EXPECT_EQ(chooseRecurrentConfig(384, 256, attn::GateKind::token, 2, hopper).statesBlocksPerSm, 2);
   // Vector gates (GLA, 128 x 128): their per-stage gates leave no room for the tile without
   // losing a block, so the stores stay pair by pair.
   RecurrentTileConfig vector = chooseRecurrentConfig(128, 128, attn::GateKind::vector, 2, hopper);

@@ -677,9 +677,13 @@ FailureOr<KernelOp> RecurrentBuilder::build(StringRef name, bool output) {
     vTile = b.create<arith::RemUIOp>(loc, y, idx(valueTiles));
     k0 = idx(0);
   } else {
+    // Key tiles vary fastest: their count (the padded key dim over 64 or 128 rows: 1, 2, 4
+    // for the usual head dims) divides blockIdx.x by a power of two, a shift ptxas recomputes
+    // for free; dividing by a value-tile count of 3 or 5 kept two more registers live and
+    // spilled 148-228 bytes at three blocks per SM (Dv = 192, 320; lit recurrent-to-tile).
     Value x = b.create<BlockIdOp>(loc, b.getIndexType(), 0);
-    k0 = mul(b.create<arith::DivUIOp>(loc, x, idx(valueTiles)), idx(keyCols));
-    vTile = b.create<arith::RemUIOp>(loc, x, idx(valueTiles));
+    k0 = mul(b.create<arith::RemUIOp>(loc, x, idx(keyTiles)), idx(keyCols));
+    vTile = b.create<arith::DivUIOp>(loc, x, idx(keyTiles));
     head = b.create<BlockIdOp>(loc, b.getIndexType(), 1);
   }
   batch = b.create<BlockIdOp>(loc, b.getIndexType(), 2);
@@ -802,6 +806,10 @@ RecurrentTileConfig metaattn::chooseRecurrentConfig(int64_t keyDim, int64_t valu
   bool wgmma = target.wgmma && elementBytes == 2 && cfg.stateRows == 16 * cfg.stateWarps &&
                cfg.stateWarps % 4 == 0 && cfg.blockV % 16 == 0 && cfg.blockV * 2 % 128 == 0;
   int64_t stateRegs = cfg.stateRows * cfg.blockV / stateThreads + (wgmma ? 48 : 104);
+  // A key-tile count that is not a power of two (Dk = 384: three) divides blockIdx.x for
+  // real, which kept more registers live: 148-228 bytes of spills at three blocks.
+  if (!llvm::isPowerOf2_64(cfg.paddedKeyDim / cfg.stateRows))
+    stateRegs += 16;
   int64_t byRegisters = 65536 / (stateThreads * stateRegs);
   auto statesBlocks = [&] {
     return std::clamp<int64_t>(std::min(fit(/*output=*/false), byRegisters), 1, wgmma ? 4 : 3);
