@@ -106,6 +106,27 @@ LogicalResult BlockInterpreter::runAsyncOp(Operation &op) {
     return lock;
   };
   auto notInitialised = [&] { return fail(&op, "mbarrier used before tile.mbarrier_init"); };
+  // Arrivals and transaction counts: `change` applied to an initialised barrier under its lock,
+  // then the phase settled.
+  auto updateBarrier = [&](Value buffer, Value index,
+                           llvm::function_ref<LogicalResult(BarrierState::Barrier &)> change) {
+    BarrierState::Barrier *b = nullptr;
+    auto lock = barrierAt(buffer, index, b);
+    if (!lock)
+      return failure();
+    if (!b->initialised)
+      return notInitialised();
+    if (failed(change(*b)))
+      return failure();
+    barriers->settle(*b);
+    return success();
+  };
+  auto arrivals = [&](BarrierState::Barrier &b, int64_t count) {
+    b.pending -= count;
+    if (b.pending < 0)
+      return fail(&op, "more arrivals than the mbarrier expects in one phase");
+    return success();
+  };
 
   if (auto init = dyn_cast<tile::MbarrierInitOp>(op)) {
     const BufferView *view = buffer(&op, init.getBarriers());
@@ -119,34 +140,16 @@ LogicalResult BlockInterpreter::runAsyncOp(Operation &op) {
     return success();
   }
   if (auto arrive = dyn_cast<tile::MbarrierArriveOp>(op)) {
-    BarrierState::Barrier *b = nullptr;
-    auto lock = barrierAt(arrive.getBarriers(), arrive.getIndex(), b);
-    if (!lock)
-      return failure();
-    if (!b->initialised)
-      return notInitialised();
     // Every consumer warp arrives once.
-    auto ws = op.getParentOfType<tile::WarpSpecializeOp>();
-    b->pending -= ws.getConsumerThreads() / 32;
-    if (b->pending < 0)
-      return fail(&op, "more arrivals than the mbarrier expects in one phase");
-    barriers->settle(*b);
-    return success();
+    int64_t warps = op.getParentOfType<tile::WarpSpecializeOp>().getConsumerThreads() / 32;
+    return updateBarrier(arrive.getBarriers(), arrive.getIndex(),
+                         [&](BarrierState::Barrier &b) { return arrivals(b, warps); });
   }
-  if (auto expect = dyn_cast<tile::MbarrierExpectTxOp>(op)) {
-    BarrierState::Barrier *b = nullptr;
-    auto lock = barrierAt(expect.getBarriers(), expect.getIndex(), b);
-    if (!lock)
-      return failure();
-    if (!b->initialised)
-      return notInitialised();
-    b->tx += expect.getBytes();
-    b->pending -= 1;
-    if (b->pending < 0)
-      return fail(&op, "more arrivals than the mbarrier expects in one phase");
-    barriers->settle(*b);
-    return success();
-  }
+  if (auto expect = dyn_cast<tile::MbarrierExpectTxOp>(op))
+    return updateBarrier(expect.getBarriers(), expect.getIndex(), [&](BarrierState::Barrier &b) {
+      b.tx += expect.getBytes();
+      return arrivals(b, 1);
+    });
   if (auto copy = dyn_cast<tile::TmaCopyOp>(op)) {
     HostTensor *tensor = global(&op, copy.getSource());
     const BufferView *local = buffer(&op, copy.getDest());
@@ -154,15 +157,10 @@ LogicalResult BlockInterpreter::runAsyncOp(Operation &op) {
     if (!tensor || !local || failed(indices(&op, copy.getIndices(), origin)))
       return failure();
     copyIn(*tensor, origin, copy.getDims(), *local);
-    BarrierState::Barrier *b = nullptr;
-    auto lock = barrierAt(copy.getBarriers(), copy.getBarrierIndex(), b);
-    if (!lock)
-      return failure();
-    if (!b->initialised)
-      return notInitialised();
-    b->tx -= copy.getBytes();
-    barriers->settle(*b);
-    return success();
+    return updateBarrier(copy.getBarriers(), copy.getBarrierIndex(), [&](BarrierState::Barrier &b) {
+      b.tx -= copy.getBytes();
+      return success();
+    });
   }
   auto wait = cast<tile::MbarrierWaitOp>(op);
   const Scalar *parity = scalar(&op, wait.getParity());
