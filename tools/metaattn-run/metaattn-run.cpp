@@ -115,6 +115,12 @@ static cl::opt<bool> stagedStateStoresOpt(
              "memory in 16-byte row chunks where that keeps its blocks per multiprocessor "
              "(default true)"),
     cl::init(true));
+static cl::opt<bool> compactVectorOutputOpt(
+    cl::cat(runCategory), "compact-vector-output",
+    cl::desc("attn.recurrent with vector gates (GLA): the output kernel reuses one pair of "
+             "sub-chunk operand tiles and one pipeline stage, two blocks per multiprocessor "
+             "(default false: not yet timed on the GPU)"),
+    cl::init(false));
 static cl::opt<bool> warpSpecializeOpt(
     cl::cat(runCategory), "warp-specialize",
     cl::desc("sm_90a: feed the consumer warpgroups from a TMA producer warpgroup where the "
@@ -158,6 +164,7 @@ int main(int argc, char **argv) {
   options.pipeline.stateRows = stateRowsOpt;
   options.pipeline.stateWarps = stateWarpsOpt;
   options.pipeline.stagedStateStores = stagedStateStoresOpt;
+  options.pipeline.compactVectorOutput = compactVectorOutputOpt;
   options.pipeline.warpSpecialize = warpSpecializeOpt;
   options.pipeline.pingpong = pingpongOpt;
   options.pipeline.gemmOverlap = gemmOverlapOpt;

@@ -41,6 +41,7 @@ void metaattn::buildAttnToTilePipeline(OpPassManager &pm, const PipelineOptions 
   convert.stateRows = options.stateRows;
   convert.stateWarps = options.stateWarps;
   convert.stagedStateStores = options.stagedStateStores;
+  convert.compactVectorOutput = options.compactVectorOutput;
   pm.addPass(createConvertAttnToTile(convert));
   OpPassManager &kernels = pm.nest<tile::KernelOp>();
   kernels.addPass(tile::createTileUnswitchParallel());
@@ -101,6 +102,12 @@ struct LowerPipelineOptions : public PassPipelineOptions<LowerPipelineOptions> {
                      "shared memory where that keeps its blocks per multiprocessor (default "
                      "true)"),
       llvm::cl::init(true)};
+  Option<bool> compactVectorOutput{
+      *this, "compact-vector-output",
+      llvm::cl::desc("attn.recurrent with vector gates: the output kernel reuses one pair of "
+                     "sub-chunk operand tiles and one stage, two blocks per multiprocessor "
+                     "(default false: not yet timed)"),
+      llvm::cl::init(false)};
   Option<bool> pingpong{*this, "pingpong",
                         llvm::cl::desc("warp-specialised kernels: consumer warpgroups take "
                                        "turns on the tensor cores (default false)"),
@@ -129,6 +136,7 @@ void metaattn::registerMetaAttnPipelines() {
         options.stateRows = cl.stateRows;
         options.stateWarps = cl.stateWarps;
         options.stagedStateStores = cl.stagedStateStores;
+        options.compactVectorOutput = cl.compactVectorOutput;
         options.warpSpecialize = cl.warpSpecialize;
         options.pingpong = cl.pingpong;
         options.gemmOverlap = cl.gemmOverlap;

@@ -6,6 +6,24 @@
 // RUN: metaattn-run %s --device=cpu --batch=1 --seq-q=70 | FileCheck %s
 // RUN: metaattn-run %s --device=cpu --batch=2 --seq-q=129 --function=gla_vector | FileCheck %s --check-prefix=GLA
 // RUN: metaattn-opt %s --convert-attn-to-tile | FileCheck %s --check-prefix=LOWER
+// The compact GLA output kernel (one pair of sub-chunk operand tiles, reused for the three
+// off-diagonal gemms one after another, and one stage) against the oracle, and its structure.
+// RUN: metaattn-run %s --device=cpu --batch=2 --seq-q=129 --function=gla_vector --compact-vector-output | FileCheck %s --check-prefix=GLA
+// RUN: metaattn-opt %s --convert-attn-to-tile="compact-vector-output=true" | FileCheck %s --check-prefix=COMPACT
+// COMPACT-LABEL: tile.kernel @gla_vector_step1
+// COMPACT-COUNT-5: tile.alloc : memref<64x64xbf16, #tile.space<shared>>
+// COMPACT-NOT: tile.alloc : memref<64x64xbf16, #tile.space<shared>>
+// COMPACT: tile.pipelined {{.*}} stages 1
+// COMPACT: tile.gemm %[[QT:[^,]+]], %[[KT:[^,]+]], %{{.*}} {transpose_b}
+// COMPACT-NEXT: tile.barrier
+// COMPACT: tile.parallel
+// COMPACT: tile.barrier
+// COMPACT-NEXT: tile.gemm %[[QT]], %[[KT]], %{{.*}} {transpose_b}
+// COMPACT-NEXT: tile.barrier
+// COMPACT: tile.parallel
+// COMPACT: tile.barrier
+// COMPACT-NEXT: tile.gemm %[[QT]], %[[KT]], %{{.*}} {transpose_b}
+// COMPACT-NOT: tile.gemm %[[QT]]
 
 // CHECK-DAG: PASS linear_states
 // CHECK-DAG: PASS retnet

@@ -68,6 +68,27 @@ TEST(RecurrentConfigTest, StateStoresAreStagedOnlyWhereTheBlocksPerSmStay) {
   expectFits(vector, attn::GateKind::vector, hopper);
 }
 
+TEST(RecurrentConfigTest, CompactVectorOutputFitsTwoBlocks) {
+  TargetDesc hopper = target("sm_90a");
+  RecurrentTileRequest compact;
+  compact.compactVectorOutput = true;
+  // GLA at Dk = Dv = 128: one block per multiprocessor by default, two when compact.
+  RecurrentTileConfig plain = chooseRecurrentConfig(128, 128, attn::GateKind::vector, 2, hopper);
+  RecurrentTileConfig small =
+      chooseRecurrentConfig(128, 128, attn::GateKind::vector, 2, hopper, compact);
+  EXPECT_FALSE(plain.compactVectorOutput);
+  EXPECT_EQ(plain.outputBlocksPerSm, 1);
+  EXPECT_TRUE(small.compactVectorOutput);
+  EXPECT_EQ(small.outputStages, 1);
+  EXPECT_EQ(small.outputBlocksPerSm, 2);
+  EXPECT_LT(small.sharedBytes(2, attn::GateKind::vector, /*output=*/true),
+            plain.sharedBytes(2, attn::GateKind::vector, /*output=*/true));
+  expectFits(small, attn::GateKind::vector, hopper);
+  // Other gates ignore it.
+  EXPECT_FALSE(chooseRecurrentConfig(128, 128, attn::GateKind::token, 2, hopper, compact)
+                   .compactVectorOutput);
+}
+
 TEST(RecurrentConfigTest, OddKeyDimsGetRowsThatDivideThePaddedDim) {
   TargetDesc hopper = target("sm_90a");
   for (int64_t dk : {1, 17, 64, 72, 136, 200}) {

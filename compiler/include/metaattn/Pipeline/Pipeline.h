@@ -34,6 +34,10 @@ struct PipelineOptions {
   /// attn.recurrent's states kernel: write each chunk's state through shared memory (16-byte
   /// row chunks) where that keeps its blocks per multiprocessor; false: pair by pair.
   bool stagedStateStores = true;
+  /// attn.recurrent with vector gates (GLA): the output kernel reuses one pair of sub-chunk
+  /// operand tiles and one pipeline stage, for two blocks per multiprocessor (not yet timed on
+  /// the GPU, so off by default).
+  bool compactVectorOutput = false;
   /// A tuning file (metaattn/Pipeline/Tuning.h) whose entries for the target set the tile
   /// sizes of the attentions it knows (lowerToCuda applies it); empty: none. The sizes above,
   /// when set, still win.

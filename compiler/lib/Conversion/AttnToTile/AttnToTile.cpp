@@ -128,8 +128,8 @@ struct ConvertAttnToTilePass : public metaattn::impl::ConvertAttnToTileBase<Conv
   RecurrentTileConfig recurrentConfig(attn::RecurrentOp op, const TargetDesc &target) {
     auto qt = cast<RankedTensorType>(op.getQ().getType());
     auto vt = cast<RankedTensorType>(op.getV().getType());
-    RecurrentTileRequest request{blockM,    blockN,     numWarps,         numStages,
-                                 stateRows, stateWarps, stagedStateStores};
+    RecurrentTileRequest request{blockM,    blockN,     numWarps,          numStages,
+                                 stateRows, stateWarps, stagedStateStores, compactVectorOutput};
     return chooseRecurrentConfig(qt.getDimSize(3), vt.getDimSize(3), op.getGateKind(),
                                  qt.getElementTypeBitWidth() / 8, target, request);
   }

@@ -310,27 +310,34 @@ void RecurrentBuilder::accumulateKeyTile(Value keyOffset) {
     // sub-chunk's reference) and K̃_s (keys before s, zero elsewhere) restricted to the
     // rows of s (Q̃_s: the other rows zero). Only the diagonal sub-chunks stay element-wise.
     int64_t subs = chunk / sub;
-    SmallVector<Value> pivs;
-    ParallelOp ppar = beginParallel({chunk, keyCols}, pivs);
-    {
+    bool compact = cfg.compactVectorOutput;
+    // One pass over the key tile writes Q ⊙ exp(G) (with `withQg`) and the operands of
+    // sub-chunks [first, last) (each into its own tile pair, or all into the one pair of a
+    // compact kernel, one sub-chunk per pass).
+    auto operandPass = [&](bool withQg, int64_t first, int64_t last) {
+      SmallVector<Value> pivs;
+      ParallelOp ppar = beginParallel({chunk, keyCols}, pivs);
       Value r = pivs[0], c = pivs[1];
       Value d = add(keyOffset, c);
       Value q = toF32(load(qS, pivs));
       Value k = toF32(load(kS, pivs));
       Value g = logDecay(r, d);
       Value rowSub = b.create<arith::DivUIOp>(loc, r, idx(sub));
-      store(toElt(mulF(q, expF(g))), qgS, pivs);
+      if (withQg)
+        store(toElt(mulF(q, expF(g))), qgS, pivs);
       Value qt = toElt(mulF(q, expF(subF(g, logDecay(mul(rowSub, idx(sub)), d)))));
-      for (int64_t s = 1; s < subs; ++s) {
+      for (int64_t s = first; s < last; ++s) {
         Value ref = logDecay(idx(s * sub), d);
         Value inSub = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, rowSub, idx(s));
-        store(select(inSub, qt, b.create<arith::ConstantOp>(loc, b.getZeroAttr(elt))), qtS[s - 1],
+        unsigned pair = compact ? 0 : s - 1;
+        store(select(inSub, qt, b.create<arith::ConstantOp>(loc, b.getZeroAttr(elt))), qtS[pair],
               pivs);
         Value before = lessThan(r, idx(s * sub));
-        store(toElt(select(before, mulF(k, expF(subF(ref, g))), f32(0.0))), ktS[s - 1], pivs);
+        store(toElt(select(before, mulF(k, expF(subF(ref, g))), f32(0.0))), ktS[pair], pivs);
       }
-    }
-    endParallel(ppar);
+      endParallel(ppar);
+    };
+    operandPass(/*withQg=*/true, 1, compact ? 2 : subs);
     b.create<BarrierOp>(loc);
     // The diagonal sub-chunks: Σ_d q_id k_jd exp(G_id - G_jd) for j <= i in i's sub-chunk.
     SmallVector<Value> ivs;
@@ -360,8 +367,20 @@ void RecurrentBuilder::accumulateKeyTile(Value keyOffset) {
     endParallel(par);
     // Out += (Q ⊙ exp(G)) S first: it and the first sub-chunk gemm are issued together.
     b.create<GemmOp>(loc, qgS, stateS, out, /*transpose_b=*/false);
-    for (int64_t s = 1; s < subs; ++s)
-      b.create<GemmOp>(loc, qtS[s - 1], ktS[s - 1], scores, /*transpose_b=*/true);
+    if (!compact) {
+      for (int64_t s = 1; s < subs; ++s)
+        b.create<GemmOp>(loc, qtS[s - 1], ktS[s - 1], scores, /*transpose_b=*/true);
+      return;
+    }
+    // Compact: one sub-chunk's operands at a time in the one pair, each gemm done (and seen
+    // done by every thread) before the next pass overwrites them.
+    b.create<GemmOp>(loc, qtS[0], ktS[0], scores, /*transpose_b=*/true);
+    for (int64_t s = 2; s < subs; ++s) {
+      b.create<BarrierOp>(loc);
+      operandPass(/*withQg=*/false, s, s + 1);
+      b.create<BarrierOp>(loc);
+      b.create<GemmOp>(loc, qtS[0], ktS[0], scores, /*transpose_b=*/true);
+    }
     return;
   } else {
     b.create<GemmOp>(loc, qS, kS, scores, /*transpose_b=*/true);
@@ -700,7 +719,7 @@ FailureOr<KernelOp> RecurrentBuilder::build(StringRef name, bool output) {
     if (vectorGate) {
       // Q ⊙ exp(G) for the state's part, and Q̃_s, K̃_s for the sub-chunk gemms.
       qgS = alloc({chunk, keyCols}, elt, MemorySpace::shared);
-      for (int64_t s = 1; s < chunk / sub; ++s) {
+      for (int64_t s = 1; s < (cfg.compactVectorOutput ? 2 : chunk / sub); ++s) {
         qtS.push_back(alloc({chunk, keyCols}, elt, MemorySpace::shared));
         ktS.push_back(alloc({chunk, keyCols}, elt, MemorySpace::shared));
       }
@@ -774,6 +793,10 @@ RecurrentTileConfig metaattn::chooseRecurrentConfig(int64_t keyDim, int64_t valu
   // tiles there recompute the chunk's Q·Kᵀ for fewer tiles.
   cfg.outputBlockV = pick(request.blockV, std::min<int64_t>(paddedValue, 128));
   cfg.stages = pick(request.stages, 3);
+  if (request.compactVectorOutput && gate == attn::GateKind::vector) {
+    cfg.compactVectorOutput = true;
+    cfg.outputStages = 1;
+  }
   // Both kernels must fit the block's shared memory: narrow the output kernel's value tile,
   // then drop stages of the states kernel (sizes the caller set stay).
   while (!request.blockV && cfg.outputBlockV > 16 &&
@@ -843,7 +866,7 @@ int64_t RecurrentTileConfig::sharedBytes(int64_t elementBytes, attn::GateKind ga
                                                  : 0;
   // Vector gates, output kernel: Q ⊙ exp(G) and the sub-chunk operands Q̃_s, K̃_s.
   if (output && gate == attn::GateKind::vector)
-    gates += (1 + 2 * (kSubChunks - 1)) * chunk * blockK * elementBytes;
+    gates += (1 + 2 * (compactVectorOutput ? 1 : kSubChunks - 1)) * chunk * blockK * elementBytes;
   // Output kernel: the key tiles of q and k and the state's rows per stage, v once.
   if (output)
     return ((2 * chunk * blockK + blockK * outputBlockV) * outputStages + chunk * outputBlockV) *

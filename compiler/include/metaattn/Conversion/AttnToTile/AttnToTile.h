@@ -58,6 +58,11 @@ struct RecurrentTileConfig {
   /// The states kernel writes each chunk's state through a shared tile of the state's size
   /// (16-byte row chunks, block::storeFragStaged) instead of element pair by pair.
   bool stageStates = false;
+  /// Vector gates: the output kernel reuses one pair of sub-chunk operand tiles for its
+  /// off-diagonal gemms, one after another, and runs its key loop on one stage, so that two
+  /// blocks fit a multiprocessor (about 104 KB of shared memory instead of 173 KB at
+  /// Dk = Dv = 128).
+  bool compactVectorOutput = false;
   /// Blocks per multiprocessor each kernel is compiled for (registers capped to allow them).
   int64_t statesBlocksPerSm = 1, outputBlocksPerSm = 1;
   /// Vector gates: the output kernel splits a chunk into this many sub-chunks; only the
@@ -74,6 +79,9 @@ struct RecurrentTileRequest {
   int64_t chunk = 0, blockV = 0, warps = 0, stages = 0, stateRows = 0, stateWarps = 0;
   /// Let the model stage the state stores (it does where the blocks per multiprocessor stay).
   bool stagedStateStores = true;
+  /// Ask for RecurrentTileConfig::compactVectorOutput (vector gates only; off by default: not
+  /// yet timed on the GPU).
+  bool compactVectorOutput = false;
 };
 
 /// The chunk config of a recurrent op with these head dims and gate kind on `target`; the
