@@ -699,7 +699,8 @@ FailureOr<KernelOp> RecurrentBuilder::build(StringRef name, bool output) {
     // Key tiles vary fastest: their count (the padded key dim over 64 or 128 rows: 1, 2, 4
     // for the usual head dims) divides blockIdx.x by a power of two, a shift ptxas recomputes
     // for free; dividing by a value-tile count of 3 or 5 kept two more registers live and
-    // spilled 148-228 bytes at three blocks per SM (Dv = 192, 320; lit recurrent-to-tile).
+    // spilled 148-228 bytes at three blocks per SM (Dv = 192, 320 at Dk = 256,
+    // `metaattn-run --resource-report`).
     Value x = b.create<BlockIdOp>(loc, b.getIndexType(), 0);
     k0 = mul(b.create<arith::RemUIOp>(loc, x, idx(keyTiles)), idx(keyCols));
     vTile = b.create<arith::DivUIOp>(loc, x, idx(keyTiles));
@@ -822,9 +823,9 @@ RecurrentTileConfig metaattn::chooseRecurrentConfig(int64_t keyDim, int64_t valu
     cfg.stages = 2;
   // Registers: the state's share of each thread plus about 104 for the rest on mma.sync
   // (ptxas took 158-166 for 64 or 128 rows x 64 over four warps at three blocks), 48 when
-  // the update runs on wgmma (16 rows per warp, sm_90a: no ldmatrix fragments; ptxas took
-  // 80 for 128 rows x 64 over eight warps capped for three blocks, RetNet and YOCO, no
-  // spills; 108 for 64 over four uncapped).
+  // the update runs on wgmma (16 rows per warp, sm_90a: no ldmatrix fragments; capped for
+  // three blocks, 128 rows x 64 over eight warps take 80, `metaattn-run --resource-report`:
+  // YOCO no spills, RetNet 8 bytes; 108 for 64 over four uncapped).
   int64_t stateThreads = cfg.stateWarps * 32;
   bool wgmma = target.wgmma && elementBytes == 2 && cfg.stateRows == 16 * cfg.stateWarps &&
                cfg.stateWarps % 4 == 0 && cfg.blockV % 16 == 0 && cfg.blockV * 2 % 128 == 0;
@@ -834,10 +835,11 @@ RecurrentTileConfig metaattn::chooseRecurrentConfig(int64_t keyDim, int64_t valu
   if (!llvm::isPowerOf2_64(cfg.paddedKeyDim / cfg.stateRows))
     stateRegs += 16;
   int64_t byRegisters = 65536 / (stateThreads * stateRegs);
-  auto statesBlocks = [&] {
-    return std::clamp<int64_t>(std::min(fit(/*output=*/false), byRegisters), 1, wgmma ? 4 : 3);
+  auto statesBlocks = [&](const RecurrentTileConfig &c) {
+    int64_t byShared = perSm / (c.sharedBytes(elementBytes, gate, /*output=*/false) + 3072);
+    return std::clamp<int64_t>(std::min(byShared, byRegisters), 1, wgmma ? 4 : 3);
   };
-  cfg.statesBlocksPerSm = statesBlocks();
+  cfg.statesBlocksPerSm = statesBlocks(cfg);
   // Each chunk's state goes out through a shared tile of its size (whole 16-byte row chunks:
   // half the store instructions and sectors of pair-by-pair stores, which on the H200 kept
   // the load-store queue full) where that keeps the blocks per multiprocessor, at two
@@ -845,13 +847,10 @@ RecurrentTileConfig metaattn::chooseRecurrentConfig(int64_t keyDim, int64_t valu
   if (request.stagedStateStores && cfg.blockV * elementBytes % 16 == 0) {
     RecurrentTileConfig staged = cfg;
     staged.stageStates = true;
-    if (!request.stages && staged.stages > 2 &&
-        perSm / (staged.sharedBytes(elementBytes, gate, false) + 3072) < cfg.statesBlocksPerSm)
+    if (!request.stages && staged.stages > 2 && statesBlocks(staged) < cfg.statesBlocksPerSm)
       staged.stages = 2;
-    int64_t blocks = std::clamp<int64_t>(
-        std::min(perSm / (staged.sharedBytes(elementBytes, gate, false) + 3072), byRegisters), 1,
-        wgmma ? 4 : 3);
-    if (blocks >= cfg.statesBlocksPerSm &&
+    staged.statesBlocksPerSm = statesBlocks(staged);
+    if (staged.statesBlocksPerSm >= cfg.statesBlocksPerSm &&
         staged.sharedBytes(elementBytes, gate, false) <= target.sharedBytesPerBlock)
       cfg = staged;
   }
