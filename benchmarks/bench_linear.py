@@ -73,6 +73,8 @@ def main():
     p.add_argument("--fla-path", default="")
     p.add_argument("--iters", type=int, default=20)
     p.add_argument("--quick", action="store_true", help="the first length of each shape only")
+    p.add_argument("--only", default="",
+                   help="the shapes whose label matches this regular expression (default: all)")
     p.add_argument("--opts", default="",
                    help="metaattn-run options to time ours under, configurations separated by "
                         "'|' (an empty one: the defaults), e.g. '|--block-n=64'; FLA once per shape")
@@ -89,6 +91,8 @@ def main():
     rows = []
     with tempfile.TemporaryDirectory() as work:
         for label, variant, op, b, h, hqk, dk, dv, lengths in SHAPES:
+            if args.only and not re.search(args.only, label):
+                continue
             ir = os.path.join(work, variant + f"_{h}_{dk}_{dv}.mlir")
             with open(ir, "w") as f:
                 subprocess.run([os.path.join(args.bin, "metaattn-variant"), variant,

@@ -26,6 +26,8 @@
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
 
+#include <fstream>
+
 using namespace mlir;
 using namespace metaattn;
 namespace cl = llvm::cl;
@@ -68,8 +70,9 @@ static cl::opt<std::string> loadOpt(cl::cat(runCategory), "load-inputs",
                                     cl::desc("read q.bin, k.bin, v.bin from DIR"));
 static cl::opt<std::string> saveOpt(cl::cat(runCategory), "save-output",
                                     cl::desc("write o.bin to DIR"));
-static cl::opt<std::string> dumpOpt(cl::cat(runCategory), "dump-cuda",
-                                    cl::desc("write the generated CUDA to FILE"));
+static cl::opt<std::string>
+    dumpOpt(cl::cat(runCategory), "dump-cuda",
+            cl::desc("write the generated CUDA to FILE (also with --resource-report)"));
 static cl::opt<std::string>
     targetOpt(cl::cat(runCategory), "target",
               cl::desc("tiling target: sm_80, sm_90, sm_90a (wgmma), gfx90a (default: the "
@@ -119,8 +122,8 @@ static cl::opt<bool> compactVectorOutputOpt(
     cl::cat(runCategory), "compact-vector-output",
     cl::desc("attn.recurrent with vector gates (GLA): the output kernel reuses one pair of "
              "sub-chunk operand tiles and one pipeline stage, two blocks per multiprocessor "
-             "(default false: not yet timed on the GPU)"),
-    cl::init(false));
+             "(default true; =false: one tile pair per sub-chunk and two stages, one block)"),
+    cl::init(true));
 static cl::opt<bool> warpSpecializeOpt(
     cl::cat(runCategory), "warp-specialize",
     cl::desc("sm_90a: feed the consumer warpgroups from a TMA producer warpgroup where the "
@@ -247,6 +250,7 @@ int main(int argc, char **argv) {
                    << " is not an NVIDIA architecture\n";
       return 1;
     }
+    bool dumped = false;
     for (func::FuncOp func : funcs) {
       OwningOpRef<ModuleOp> single = ModuleOp::create(module->getLoc());
       single->push_back(func->clone());
@@ -256,6 +260,13 @@ int main(int argc, char **argv) {
         return 1;
       }
       llvm::outs() << func.getSymName() << " (target " << pipeline.target << ")\n";
+      if (!options.dumpCuda.empty()) {
+        // One file for every kernel of every function reported.
+        std::ofstream out(options.dumpCuda, dumped ? std::ios::app : std::ios::trunc);
+        for (const LoweredKernel &kernel : *lowered)
+          out << kernel.cudaSource;
+        dumped = true;
+      }
       if (failed(run::printResourceReport(*lowered, arch, llvm::outs(), error))) {
         llvm::errs() << "metaattn-run: " << func.getSymName() << ": " << error << "\n";
         return 1;

@@ -1,12 +1,13 @@
 // REQUIRES: nvrtc
-// The compact GLA output kernel (--compact-vector-output: one pair of sub-chunk operand tiles
-// reused for the three off-diagonal gemms, one stage) compiles through NVRTC at the PERF.md
-// head dims with about 105 KB of shared memory (two blocks per multiprocessor) instead of 169 KB
-// (one), and the default keeps the larger kernel. (Its speed is not yet measured on the GPU.)
-// RUN: metaattn-run %s --device=cpu --resource-report --compact-vector-output | FileCheck %s --check-prefix=COMPACT
-// RUN: metaattn-run %s --device=cpu --resource-report | FileCheck %s --check-prefix=DEFAULT
-// COMPACT: resources attention_step1 (sm_90a): {{[0-9]+}} registers/thread, {{.*}} 107520 B dynamic shared, 128 threads; gemms: 5 wgmma, 0 mma.sync
-// DEFAULT: resources attention_step1 (sm_90a): {{[0-9]+}} registers/thread, {{.*}} 173056 B dynamic shared, 128 threads; gemms: 5 wgmma, 0 mma.sync
+// The compact GLA output kernel (the default; one pair of sub-chunk operand tiles reused for the
+// three off-diagonal gemms, one stage) compiles through NVRTC at the PERF.md head dims with
+// 109 KB of shared memory (two blocks per multiprocessor); --compact-vector-output=false keeps a
+// tile pair per sub-chunk and two stages in 173 KB (one block). Both hold the diagonal
+// sub-chunks' f32 scores (4 KB).
+// RUN: metaattn-run %s --device=cpu --resource-report | FileCheck %s --check-prefix=COMPACT
+// RUN: metaattn-run %s --device=cpu --resource-report --compact-vector-output=false | FileCheck %s --check-prefix=WIDE
+// COMPACT: resources attention_step1 (sm_90a): {{[0-9]+}} registers/thread, {{.*}} 111616 B dynamic shared, 128 threads; gemms: 5 wgmma, 0 mma.sync
+// WIDE: resources attention_step1 (sm_90a): {{[0-9]+}} registers/thread, {{.*}} 177152 B dynamic shared, 128 threads; gemms: 5 wgmma, 0 mma.sync
   func.func @attention(%arg0: tensor<?x?x2x128xbf16>, %arg1: tensor<?x?x2x128xbf16>, %arg2: tensor<?x?x2x128xbf16>, %arg3: tensor<?x?x2x128xf32>) -> tensor<?x?x2x128xbf16> {
     %output = attn.recurrent %arg0, %arg1, %arg2 gate(%arg3 : tensor<?x?x2x128xf32>) q_mod {
     ^bb0(%arg4: f32, %arg5: index, %arg6: index, %arg7: index, %arg8: index):

@@ -5,15 +5,22 @@
 // token-by-token oracle.
 // RUN: metaattn-run %s --device=cpu --batch=1 --seq-q=70 | FileCheck %s
 // RUN: metaattn-run %s --device=cpu --batch=2 --seq-q=129 --function=gla_vector | FileCheck %s --check-prefix=GLA
-// RUN: metaattn-opt %s --convert-attn-to-tile | FileCheck %s --check-prefix=LOWER
-// The compact GLA output kernel (one pair of sub-chunk operand tiles, reused for the three
-// off-diagonal gemms one after another, and one stage) against the oracle, and its structure.
-// RUN: metaattn-run %s --device=cpu --batch=2 --seq-q=129 --function=gla_vector --compact-vector-output | FileCheck %s --check-prefix=GLA
-// RUN: metaattn-opt %s --convert-attn-to-tile="compact-vector-output=true" | FileCheck %s --check-prefix=COMPACT
+// RUN: metaattn-opt %s --convert-attn-to-tile="compact-vector-output=false" | FileCheck %s --check-prefix=LOWER
+// The GLA output kernel without the compact form (a pair of sub-chunk operand tiles per
+// sub-chunk, two stages) against the oracle; the compact one's structure (the default: one
+// pair, reused for the three off-diagonal gemms one after another, and one stage).
+// RUN: metaattn-run %s --device=cpu --batch=2 --seq-q=129 --function=gla_vector --compact-vector-output=false | FileCheck %s --check-prefix=GLA
+// RUN: metaattn-opt %s --convert-attn-to-tile | FileCheck %s --check-prefix=COMPACT
 // COMPACT-LABEL: tile.kernel @gla_vector_step1
 // COMPACT-COUNT-5: tile.alloc : memref<64x64xbf16, #tile.space<shared>>
 // COMPACT-NOT: tile.alloc : memref<64x64xbf16, #tile.space<shared>>
+// COMPACT: tile.alloc : memref<64x16xf32, #tile.space<shared>>
 // COMPACT: tile.pipelined {{.*}} stages 1
+// The diagonal sub-chunks: only the 4 x 136 pairs on or below their diagonal, each a loop
+// over the key tile.
+// COMPACT: tile.parallel ({{.*}}) in [544]
+// COMPACT: scf.for
+// COMPACT: math.exp
 // COMPACT: tile.gemm %[[QT:[^,]+]], %[[KT:[^,]+]], %{{.*}} {transpose_b}
 // COMPACT-NEXT: tile.barrier
 // COMPACT: tile.parallel
@@ -68,17 +75,17 @@
 // LOWER: arith.constant 0.0857492908 : f32
 // LOWER: tile.parallel (%{{.*}}, %{{.*}}) in [64, 64]
 // LOWER: arith.constant 0.0857492908 : f32
-// Vector gates (GLA): per key tile, one pass builds Q ⊙ exp(G) and, for the sub-chunks 1-3
-// of 16 rows, Q̃_s (the rows of s against G at s's first row) and K̃_s (the keys before s
-// against the same reference); the diagonal sub-chunks are element-wise (a loop over the
-// tile's key dims), the rest three gemms into the scores.
+// Vector gates (GLA), not compact: per key tile, one pass builds Q ⊙ exp(G) and, for the
+// sub-chunks 1-3 of 16 rows, Q̃_s (the rows of s against G at s's first row) and K̃_s (the
+// keys before s against the same reference); the diagonal sub-chunks are element-wise (a loop
+// over the tile's key dims for each of the 4 x 136 pairs on or below their diagonal), the rest
+// three gemms into the scores.
 // LOWER-LABEL: tile.kernel @gla_vector_step1
 // LOWER: tile.pipelined
 // LOWER: tile.parallel (%{{.*}}, %{{.*}}) in [64, 64]
 // LOWER-COUNT-5: math.exp
 // LOWER: tile.barrier
-// LOWER-NEXT: tile.parallel
-// LOWER: arith.cmpi uge
+// LOWER-NEXT: tile.parallel (%{{.*}}) in [544]
 // LOWER: scf.for
 // LOWER: tile.gemm %[[QG:.*]], %[[ST:.*]], %[[OUT:.*]] : memref<64x64xbf16
 // LOWER-NEXT: tile.gemm %[[Q1:.*]], %[[K1:.*]], %[[S:.*]] {transpose_b}

@@ -70,12 +70,12 @@ TEST(RecurrentConfigTest, StateStoresAreStagedOnlyWhereTheBlocksPerSmStay) {
 
 TEST(RecurrentConfigTest, CompactVectorOutputFitsTwoBlocks) {
   TargetDesc hopper = target("sm_90a");
-  RecurrentTileRequest compact;
-  compact.compactVectorOutput = true;
-  // GLA at Dk = Dv = 128: one block per multiprocessor by default, two when compact.
-  RecurrentTileConfig plain = chooseRecurrentConfig(128, 128, attn::GateKind::vector, 2, hopper);
-  RecurrentTileConfig small =
-      chooseRecurrentConfig(128, 128, attn::GateKind::vector, 2, hopper, compact);
+  RecurrentTileRequest wide;
+  wide.compactVectorOutput = false;
+  // GLA at Dk = Dv = 128: two blocks per multiprocessor by default (compact), one without.
+  RecurrentTileConfig small = chooseRecurrentConfig(128, 128, attn::GateKind::vector, 2, hopper);
+  RecurrentTileConfig plain =
+      chooseRecurrentConfig(128, 128, attn::GateKind::vector, 2, hopper, wide);
   EXPECT_FALSE(plain.compactVectorOutput);
   EXPECT_EQ(plain.outputBlocksPerSm, 1);
   EXPECT_TRUE(small.compactVectorOutput);
@@ -85,8 +85,8 @@ TEST(RecurrentConfigTest, CompactVectorOutputFitsTwoBlocks) {
             plain.sharedBytes(2, attn::GateKind::vector, /*output=*/true));
   expectFits(small, attn::GateKind::vector, hopper);
   // Other gates ignore it.
-  EXPECT_FALSE(chooseRecurrentConfig(128, 128, attn::GateKind::token, 2, hopper, compact)
-                   .compactVectorOutput);
+  EXPECT_FALSE(
+      chooseRecurrentConfig(128, 128, attn::GateKind::token, 2, hopper).compactVectorOutput);
 }
 
 TEST(RecurrentConfigTest, OddKeyDimsGetRowsThatDivideThePaddedDim) {

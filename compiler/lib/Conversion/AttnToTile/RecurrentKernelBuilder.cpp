@@ -114,6 +114,9 @@ private:
   /// Vector gates, output kernel: Q ⊙ exp(G), and per sub-chunk s >= 1 Q̃_s and K̃_s.
   Value qgS;
   SmallVector<Value> qtS, ktS;
+  /// Vector gates, output kernel: the diagonal sub-chunks' scores, [chunk, sub] (f32), row i
+  /// and column j - (first row of i's sub-chunk).
+  Value diagS;
   /// Rows of a sub-chunk (vector gates): a quarter of the chunk.
   int64_t sub = 16;
   /// Output kernel, scalar or no gates: q_mod is a row factor applied to the output rows.
@@ -339,18 +342,27 @@ void RecurrentBuilder::accumulateKeyTile(Value keyOffset) {
     };
     operandPass(/*withQg=*/true, 1, compact ? 2 : subs);
     b.create<BarrierOp>(loc);
-    // The diagonal sub-chunks: Σ_d q_id k_jd exp(G_id - G_jd) for j <= i in i's sub-chunk.
+    // The diagonal sub-chunks: Σ_d q_id k_jd exp(G_id - G_jd) for j <= i in i's sub-chunk,
+    // into diagS[i, j - first row of the sub-chunk] (added to the scores in finishChunk).
+    // Only the pairs on or below the diagonal are enumerated: rows a and sub-1-a of a
+    // sub-chunk together hold sub+1 of them, so index p of a sub-chunk's sub·(sub+1)/2 is
+    // pair p / (sub+1), position q = p % (sub+1): row a (q <= a) or row sub-1-a. Each thread
+    // keeps its pairs over the key tiles (the first key tile stores, the others add).
+    int64_t perSub = sub * (sub + 1) / 2;
     SmallVector<Value> ivs;
-    ParallelOp par = beginParallel({chunk, chunk}, ivs);
-    Value i = ivs[0], j = ivs[1];
-    Value first = mul(b.create<arith::DivUIOp>(loc, i, idx(sub)), idx(sub));
-    Value same = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::uge, j, first);
-    Value keep = andI(same, b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::sle, j, i));
-    auto ifKeep = b.create<scf::IfOp>(loc, b.getF32Type(), keep, /*withElse=*/true);
+    ParallelOp par = beginParallel({subs * perSub}, ivs);
+    Value subIdx = b.create<arith::DivUIOp>(loc, ivs[0], idx(perSub));
+    Value p = b.create<arith::RemUIOp>(loc, ivs[0], idx(perSub));
+    Value pair = b.create<arith::DivUIOp>(loc, p, idx(sub + 1));
+    Value q = b.create<arith::RemUIOp>(loc, p, idx(sub + 1));
+    Value low = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ule, q, pair);
+    Value a = select(low, pair, subI(idx(sub - 1), pair));
+    Value col = select(low, q, subI(q, add(pair, idx(1))));
+    Value first = mul(subIdx, idx(sub));
+    Value i = add(first, a), j = add(first, col);
+    auto loop = b.create<scf::ForOp>(loc, idx(0), idx(keyCols), idx(1), ValueRange{f32(0.0)});
     {
       OpBuilder::InsertionGuard inner(b);
-      b.setInsertionPointToStart(&ifKeep.getThenRegion().front());
-      auto loop = b.create<scf::ForOp>(loc, idx(0), idx(keyCols), idx(1), ValueRange{f32(0.0)});
       b.setInsertionPointToStart(loop.getBody());
       Value dl = loop.getInductionVar();
       Value d = add(keyOffset, dl);
@@ -358,12 +370,10 @@ void RecurrentBuilder::accumulateKeyTile(Value keyOffset) {
       Value w = mulF(qk, expF(subF(logDecay(i, d), logDecay(j, d))));
       b.create<scf::YieldOp>(
           loc, b.create<arith::AddFOp>(loc, loop.getRegionIterArgs()[0], w).getResult());
-      b.setInsertionPointAfter(loop);
-      b.create<scf::YieldOp>(loc, loop.getResult(0));
-      b.setInsertionPointToStart(&ifKeep.getElseRegion().front());
-      b.create<scf::YieldOp>(loc, f32(0.0));
     }
-    store(b.create<arith::AddFOp>(loc, load(scores, ivs), ifKeep.getResult(0)), scores, ivs);
+    Value firstTile = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, keyOffset, idx(0));
+    Value before = select(firstTile, f32(0.0), load(diagS, {i, col}));
+    store(b.create<arith::AddFOp>(loc, before, loop.getResult(0)), diagS, {i, col});
     endParallel(par);
     // Out += (Q ⊙ exp(G)) S first: it and the first sub-chunk gemm are issued together.
     b.create<GemmOp>(loc, qgS, stateS, out, /*transpose_b=*/false);
@@ -409,6 +419,19 @@ void RecurrentBuilder::finishChunk(Value t0) {
   Value i = ivs[0], j = ivs[1];
   Value p = causalOrZero(i, j, [&] {
     Value s = load(scores, ivs);
+    if (vectorGate) {
+      // The diagonal sub-chunk's element-wise sums (accumulateKeyTile).
+      Value first = mul(b.create<arith::DivUIOp>(loc, i, idx(sub)), idx(sub));
+      Value same = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::uge, j, first);
+      auto ifSame = b.create<scf::IfOp>(loc, b.getF32Type(), same, /*withElse=*/true);
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(&ifSame.getThenRegion().front());
+      b.create<scf::YieldOp>(
+          loc, b.create<arith::AddFOp>(loc, s, load(diagS, {i, subI(j, first)})).getResult());
+      b.setInsertionPointToStart(&ifSame.getElseRegion().front());
+      b.create<scf::YieldOp>(loc, s);
+      s = ifSame.getResult(0);
+    }
     if (hasGate && !vectorGate)
       s = mulF(s, expF(subF(logDecay(i, Value()), logDecay(j, Value()))));
     if (qRowFactor)
@@ -724,6 +747,7 @@ FailureOr<KernelOp> RecurrentBuilder::build(StringRef name, bool output) {
         qtS.push_back(alloc({chunk, keyCols}, elt, MemorySpace::shared));
         ktS.push_back(alloc({chunk, keyCols}, elt, MemorySpace::shared));
       }
+      diagS = alloc({chunk, sub}, f32Type, MemorySpace::shared);
     }
   }
   if (hasGate)
@@ -863,9 +887,11 @@ int64_t RecurrentTileConfig::sharedBytes(int64_t elementBytes, attn::GateKind ga
   int64_t gates = gate == attn::GateKind::vector ? chunk * (output ? paddedKeyDim : stateRows) * 4
                   : gate != attn::GateKind::none ? chunk * 4
                                                  : 0;
-  // Vector gates, output kernel: Q ⊙ exp(G) and the sub-chunk operands Q̃_s, K̃_s.
+  // Vector gates, output kernel: Q ⊙ exp(G), the sub-chunk operands Q̃_s, K̃_s and the
+  // diagonal sub-chunks' scores (f32).
   if (output && gate == attn::GateKind::vector)
-    gates += (1 + 2 * (compactVectorOutput ? 1 : kSubChunks - 1)) * chunk * blockK * elementBytes;
+    gates += (1 + 2 * (compactVectorOutput ? 1 : kSubChunks - 1)) * chunk * blockK * elementBytes +
+             chunk * (chunk / kSubChunks) * 4;
   // Output kernel: the key tiles of q and k and the state's rows per stage, v once.
   if (output)
     return ((2 * chunk * blockK + blockK * outputBlockV) * outputStages + chunk * outputBlockV) *

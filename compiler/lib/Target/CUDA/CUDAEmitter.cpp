@@ -114,8 +114,11 @@ LogicalResult Printer::printLoadStore(Operation *op) {
     return op->emitOpError() << "buffer loads and stores are printed only inside tile.parallel";
   std::string ref;
   auto chunk = parallel->chunkArrays.find(memref);
-  if (chunk != parallel->chunkArrays.end() && indices.size() == 2 && indices[0] == parallel->row &&
-      indices[1] == parallel->col) {
+  auto chunkedLoad = chunkedLoads.find(op);
+  if (chunkedLoad != chunkedLoads.end()) {
+    ref = chunkedLoad->second;
+  } else if (chunk != parallel->chunkArrays.end() && indices.size() == 2 &&
+             indices[0] == parallel->row && indices[1] == parallel->col) {
     ref = chunk->second + "[" + parallel->lane + "]";
   } else if (isShared(type)) {
     // Shared buffers are addressed by value: any index computed in the body.

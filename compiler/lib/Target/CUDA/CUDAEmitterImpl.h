@@ -4,6 +4,7 @@
 
 #include "metaattn/Target/CUDA/CUDAEmitter.h"
 
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Operation.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/Support/raw_ostream.h"
@@ -51,6 +52,15 @@ private:
   /// body addresses at its own indices; std::nullopt (nothing printed) where that does not
   /// apply.
   std::optional<mlir::LogicalResult> printChunkedParallel(tile::ParallelOp op);
+  /// A counted scf.for reading shared row segments along its induction variable, printed a
+  /// 16-byte chunk of each segment at a time (CUDALoopEmitter.cpp); std::nullopt (nothing
+  /// printed) where that does not apply.
+  std::optional<mlir::LogicalResult> printChunkedFor(mlir::scf::ForOp loop);
+  /// A local per loop-carried value of `loop`, initialised and bound to its iter arg; their
+  /// names.
+  mlir::FailureOr<llvm::SmallVector<std::string>> declareCarried(mlir::scf::ForOp loop);
+  /// The loop's body, then its yielded values assigned to the `carried` locals.
+  mlir::LogicalResult printLoopBody(mlir::scf::ForOp loop, llvm::ArrayRef<std::string> carried);
   /// `for` over `total` indices spread over the block's threads (index `index`, guarded when
   /// the threads do not divide it), opened and closed around a strided loop's body.
   struct StridedLoop {
@@ -91,6 +101,8 @@ private:
     mlir::Value row, col;
   };
   std::optional<ParallelContext> parallel;
+  /// Loads printChunkedFor replaced by an element of a register array (the expression).
+  llvm::DenseMap<mlir::Operation *, std::string> chunkedLoads;
   friend struct IndentScope;
 };
 

@@ -174,31 +174,46 @@ LogicalResult Printer::printScalar(Operation *op) {
   return success();
 }
 
+FailureOr<SmallVector<std::string>> Printer::declareCarried(scf::ForOp loop) {
+  SmallVector<std::string> carried;
+  for (auto [arg, init, result] :
+       llvm::zip(loop.getRegionIterArgs(), loop.getInitArgs(), loop.getResults())) {
+    FailureOr<std::string> type = scalarType(arg.getType());
+    if (failed(type))
+      return loop.emitOpError() << "loop-carried values must be scalars";
+    std::string var = fresh(result);
+    line() << *type << " " << var << " = " << name(init) << ";\n";
+    bind(arg, var);
+    carried.push_back(var);
+  }
+  return carried;
+}
+
+LogicalResult Printer::printLoopBody(scf::ForOp loop, ArrayRef<std::string> carried) {
+  Block &body = *loop.getBody();
+  if (failed(printBlock(body)))
+    return failure();
+  auto yield = cast<scf::YieldOp>(body.getTerminator());
+  for (auto [var, value] : llvm::zip(carried, yield.getOperands()))
+    line() << var << " = " << name(value) << ";\n";
+  return success();
+}
+
 LogicalResult Printer::printScf(Operation *op) {
   if (auto forOp = dyn_cast<scf::ForOp>(op)) {
-    SmallVector<std::string> carried;
-    for (auto [arg, init, result] :
-         llvm::zip(forOp.getRegionIterArgs(), forOp.getInitArgs(), forOp.getResults())) {
-      FailureOr<std::string> type = scalarType(arg.getType());
-      if (failed(type))
-        return op->emitOpError() << "loop-carried values must be scalars";
-      std::string var = fresh(result);
-      line() << *type << " " << var << " = " << name(init) << ";\n";
-      bind(arg, var);
-      carried.push_back(var);
-    }
+    if (std::optional<LogicalResult> chunked = printChunkedFor(forOp))
+      return *chunked;
+    FailureOr<SmallVector<std::string>> carried = declareCarried(forOp);
+    if (failed(carried))
+      return failure();
     std::string iv = fresh(forOp.getInductionVar());
     line() << "for (int " << iv << " = " << name(forOp.getLowerBound()) << "; " << iv << " < "
            << name(forOp.getUpperBound()) << "; " << iv << " += " << name(forOp.getStep())
            << ") {\n";
     {
       IndentScope scope(*this);
-      Block &body = *forOp.getBody();
-      if (failed(printBlock(body)))
+      if (failed(printLoopBody(forOp, *carried)))
         return failure();
-      auto yield = cast<scf::YieldOp>(body.getTerminator());
-      for (auto [var, value] : llvm::zip(carried, yield.getOperands()))
-        line() << var << " = " << name(value) << ";\n";
     }
     line() << "}\n";
     return success();

@@ -49,9 +49,9 @@ def ConvertAttnToTile : Pass<"convert-attn-to-tile", "::mlir::ModuleOp"> {
            "attn.recurrent: key rows of the state per block of the states kernel (0: model)">,
     Option<"stateWarps", "state-warps", "int64_t", "0",
            "attn.recurrent: warps per block of the states kernel (0: from the model)">,
-    Option<"compactVectorOutput", "compact-vector-output", "bool", "false",
+    Option<"compactVectorOutput", "compact-vector-output", "bool", "true",
            "attn.recurrent with vector gates: the output kernel reuses one pair of sub-chunk "
-           "operand tiles and one stage (two blocks per multiprocessor; not yet timed)">,
+           "operand tiles and one stage (two blocks per multiprocessor)">,
     Option<"stagedStateStores", "staged-state-stores", "bool", "true",
            "attn.recurrent: the states kernel writes each chunk's state through shared "
            "memory in 16-byte row chunks where that keeps its blocks per multiprocessor">,
