@@ -2,8 +2,9 @@
 ///
 /// \file
 /// `block::scanRows<NThreads>(buf)`: in-place inclusive prefix sum down the rows of a shared
-/// f32 buffer (tile.scan). A 2-D tile spreads its columns over the threads (each column
-/// summed in row order); a 1-D vector is scanned by the first warp with shuffles, 64
+/// f32 buffer (tile.scan). A 2-D tile spreads its columns over the threads, several adjacent
+/// lanes per column when the block has the threads (each a segment of the rows, joined by
+/// shuffles); a 1-D vector is scanned by the first warp with shuffles, 64
 /// elements at a time (two halves side by side). No barrier inside: the caller synchronises.
 ///
 //===----------------------------------------------------------------------===//
@@ -15,14 +16,73 @@ namespace metaattn {
 namespace dev {
 namespace block {
 
+namespace detail {
+/// Threads per column of a 2-D scan: as many as the block has for each column, up to a warp,
+/// while each keeps at least 8 rows.
+METAATTN_HD constexpr int scanParts(int threads, int rows, int cols) {
+  int p = 1;
+  while (2 * p <= threads / cols && 2 * p <= 32 && rows % (2 * p) == 0 && rows / (2 * p) >= 8)
+    p *= 2;
+  return p;
+}
+} // namespace detail
+
 template <int NThreads, int Rows, int Cols>
 METAATTN_DEV void scanRows(SmemTile<float, Rows, Cols, 1> t) {
-  for (int c = (int)threadIdx.x; c < Cols; c += NThreads) {
-    float acc = 0.0f;
-#pragma unroll 4
-    for (int r = 0; r < Rows; ++r) {
-      acc += t.at(r, c);
-      t.at(r, c) = acc;
+  // P adjacent lanes per column, each owning Seg consecutive rows, read Batch at a time into
+  // registers (independent loads, not a chain of load-add-store): the lanes first sum their
+  // segments, exchange the sums by shuffles (an exclusive prefix within the P lanes), then
+  // scan their rows from that offset. Every lane runs the same trip counts (columns past the
+  // tile read zeros and store nothing), so the shuffles see full warps.
+  constexpr int P = detail::scanParts(NThreads, Rows, Cols);
+  constexpr int Seg = Rows / P;
+  constexpr int Batch = Seg < 16 ? Seg : 16;
+  static_assert(Seg % Batch == 0, "scanRows: rows per lane must be a multiple of the batch");
+  constexpr int PerRound = NThreads / P;
+  const int part = (int)threadIdx.x % P;
+  const int first = part * Seg;
+  for (int base = 0; base < Cols; base += PerRound) {
+    const int c = base + (int)threadIdx.x / P;
+    const bool live = c < Cols;
+    float offset = 0.0f;
+    if constexpr (P > 1) {
+      float total = 0.0f;
+#pragma unroll
+      for (int b = 0; b < Seg; b += Batch) {
+        float x[Batch];
+#pragma unroll
+        for (int i = 0; i < Batch; ++i)
+          x[i] = live ? t.at(first + b + i, c) : 0.0f;
+#pragma unroll
+        for (int i = 0; i < Batch; ++i)
+          total += x[i];
+      }
+      float inclusive = total;
+#pragma unroll
+      for (int off = 1; off < P; off <<= 1) {
+        const float y = __shfl_up_sync(0xffffffffu, inclusive, off, P);
+        if (part >= off)
+          inclusive += y;
+      }
+      offset = inclusive - total;
+    }
+    float acc = offset;
+#pragma unroll
+    for (int b = 0; b < Seg; b += Batch) {
+      float x[Batch];
+#pragma unroll
+      for (int i = 0; i < Batch; ++i)
+        x[i] = live ? t.at(first + b + i, c) : 0.0f;
+#pragma unroll
+      for (int i = 0; i < Batch; ++i) {
+        acc += x[i];
+        x[i] = acc;
+      }
+      if (live) {
+#pragma unroll
+        for (int i = 0; i < Batch; ++i)
+          t.at(first + b + i, c) = x[i];
+      }
     }
   }
 }

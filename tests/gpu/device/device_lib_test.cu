@@ -10,6 +10,7 @@
 ///
 //===----------------------------------------------------------------------===//
 #include "fa2_kernel.cuh"
+#include "metaattn/scan.cuh"
 #include "metaattn/tile.cuh"
 #include "metaattn/warpgroup.cuh"
 
@@ -612,6 +613,50 @@ template <int M, int N, int W> void testReduce() {
 }
 
 //===----------------------------------------------------------------------===//
+// 4b. Prefix sums down the rows of a shared tile (tile.scan)
+//===----------------------------------------------------------------------===//
+
+template <int NThreads, int Rows, int Cols> __global__ void kScanRows(const float* x, float* y) {
+  extern __shared__ __align__(1024) unsigned char smem[];
+  SmemTile<float, Rows, Cols> t(smem);
+  for (int i = (int)threadIdx.x; i < Rows * Cols; i += NThreads)
+    t.at(i / Cols, i % Cols) = x[i];
+  __syncthreads();
+  block::scanRows<NThreads>(t);
+  __syncthreads();
+  for (int i = (int)threadIdx.x; i < Rows * Cols; i += NThreads)
+    y[i] = t.at(i / Cols, i % Cols);
+}
+
+template <int NThreads, int Rows, int Cols> void testScanRows() {
+  std::mt19937 rng(Rows * 131 + Cols * 7 + NThreads);
+  std::uniform_real_distribution<float> ud(-1.f, 1.f);
+  std::vector<float> x(Rows * Cols);
+  for (float& v : x)
+    v = ud(rng);
+  DevBuf<float> dx(x), dy(x.size());
+  constexpr int smem = Rows * Cols * (int)sizeof(float);
+  CUDA_CHECK(cudaFuncSetAttribute(kScanRows<NThreads, Rows, Cols>,
+                                  cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+  kScanRows<NThreads, Rows, Cols><<<1, NThreads, smem>>>(dx.p, dy.p);
+  CUDA_CHECK(cudaDeviceSynchronize());
+  auto y = dy.down();
+  double worst = 0;
+  for (int c = 0; c < Cols; ++c) {
+    double acc = 0;
+    for (int r = 0; r < Rows; ++r) {
+      acc += x[r * Cols + c];
+      worst =
+          std::max(worst, std::fabs(y[r * Cols + c] - acc) / (Rows * Rows * std::ldexp(1.0, -24)));
+    }
+  }
+  report("scanRows<" + std::to_string(NThreads) + "> " + std::to_string(Rows) + "x" +
+             std::to_string(Cols) + " (" +
+             std::to_string(block::detail::scanParts(NThreads, Rows, Cols)) + " lanes per column)",
+         worst <= 1, fmtErr(worst, 1) + " (x bound)");
+}
+
+//===----------------------------------------------------------------------===//
 // 5. Math
 //===----------------------------------------------------------------------===//
 
@@ -870,6 +915,11 @@ int main(int argc, char** argv) {
                                  {1200, 40, 1}, O3{{1, 5, 22}}, 2, 1);
   testStoreFrag<float, 64, 40, 4>("float negative origin", {2, 50, 50}, {2500, 50, 1},
                                   O3{{0, -9, -3}}, 1, 2);
+  testScanRows<256, 64, 128>(); // GLA states kernel: two lanes per column
+  testScanRows<128, 64, 128>(); // GLA output kernel: one lane, rows in batches
+  testScanRows<256, 64, 24>();  // eight lanes, columns fewer than a round
+  testScanRows<128, 16, 200>(); // more columns than threads, a partial last round
+  testScanRows<256, 32, 8>();   // four lanes (each keeps 8 rows)
   testLoadFrag<bf16, 64, 64, 4>();
   testLoadFrag<bf16, 64, 40, 2>();
   testLoadFrag<fp16, 32, 24, 1>();
