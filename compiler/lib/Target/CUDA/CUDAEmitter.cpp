@@ -113,13 +113,9 @@ LogicalResult Printer::printLoadStore(Operation *op) {
   if (!parallel)
     return op->emitOpError() << "buffer loads and stores are printed only inside tile.parallel";
   std::string ref;
-  auto chunk = parallel->chunkArrays.find(memref);
-  auto chunkedLoad = chunkedLoads.find(op);
-  if (chunkedLoad != chunkedLoads.end()) {
-    ref = chunkedLoad->second;
-  } else if (chunk != parallel->chunkArrays.end() && indices.size() == 2 &&
-             indices[0] == parallel->row && indices[1] == parallel->col) {
-    ref = chunk->second + "[" + parallel->lane + "]";
+  auto chunked = chunkedAccesses.find(op);
+  if (chunked != chunkedAccesses.end()) {
+    ref = chunked->second;
   } else if (isShared(type)) {
     // Shared buffers are addressed by value: any index computed in the body.
     std::string args;
@@ -259,93 +255,6 @@ LogicalResult Printer::printParallel(ParallelOp op) {
   }
   line() << "  }\n";
   line() << "}\n";
-  return success();
-}
-
-std::optional<LogicalResult> Printer::printChunkedParallel(ParallelOp op) {
-  ArrayRef<int64_t> shape = op.getShape();
-  if (shape.size() != 2)
-    return std::nullopt;
-  Block &body = op.getBody().front();
-  Value row = body.getArgument(0), col = body.getArgument(1);
-  // The tiles addressed at exactly (row, col); a tile also addressed elsewhere and written
-  // keeps the element-wise form (another element's value would come from the array).
-  llvm::SetVector<Value> tiles;
-  llvm::DenseSet<Value> elsewhere, written;
-  bool ok = true;
-  body.walk([&](Operation *inner) {
-    auto load = dyn_cast<memref::LoadOp>(inner);
-    auto store = dyn_cast<memref::StoreOp>(inner);
-    if (!load && !store)
-      return;
-    Value memref = load ? load.getMemRef() : store.getMemRef();
-    ValueRange indices = load ? load.getIndices() : store.getIndices();
-    if (!isShared(memref.getType())) {
-      ok = false;
-      return;
-    }
-    if (store)
-      written.insert(memref);
-    if (indices.size() == 2 && indices[0] == row && indices[1] == col)
-      tiles.insert(memref);
-    else
-      elsewhere.insert(memref);
-  });
-  if (!ok || tiles.empty())
-    return std::nullopt;
-  int64_t bytes = 0;
-  for (Value tile : tiles) {
-    auto type = cast<MemRefType>(tile.getType());
-    FailureOr<std::string> cxx = bufferType(tile);
-    if ((elsewhere.contains(tile) && written.contains(tile)) || failed(cxx) ||
-        !StringRef(*cxx).contains("SmemTile<"))
-      return std::nullopt;
-    int64_t width = type.getElementTypeBitWidth() / 8;
-    if ((width != 2 && width != 4) || (bytes && bytes != width))
-      return std::nullopt;
-    bytes = width;
-  }
-  int64_t lanes = 16 / bytes;
-  if (shape[1] % lanes != 0)
-    return std::nullopt;
-  int64_t chunksPerRow = shape[1] / lanes;
-  int64_t total = shape[0] * chunksPerRow;
-  line() << "// tile.parallel [" << shape[0] << ", " << shape[1] << "] over shared tiles: " << lanes
-         << " consecutive elements (one 16-byte chunk) per thread\n";
-  StridedLoop loop = openStridedLoop(total, /*unroll=*/4);
-  const std::string &lin = loop.index;
-  std::string lane = "u" + std::to_string(counter++);
-  std::string col0 = "c" + std::to_string(counter++);
-  std::string r = fresh(row);
-  line() << "const int " << r << " = " << lin << " / " << chunksPerRow << ";\n";
-  line() << "const int " << col0 << " = " << lin << " % " << chunksPerRow << ";\n";
-  ParallelContext context{"", "", false, {}, lane, row, col};
-  for (Value tile : tiles) {
-    FailureOr<std::string> elt = scalarType(cast<MemRefType>(tile.getType()).getElementType());
-    if (failed(elt))
-      return op.emitOpError() << "unsupported element type";
-    std::string array = "a" + std::to_string(counter++);
-    context.chunkArrays[tile] = array;
-    line() << "alignas(16) " << *elt << " " << array << "[" << lanes << "];\n";
-    line() << "*reinterpret_cast<uint4*>(" << array << ") = *reinterpret_cast<const uint4*>("
-           << name(tile) << ".chunkPtr(" << r << ", " << col0 << "));\n";
-  }
-  line() << "#pragma unroll\n";
-  line() << "for (int " << lane << " = 0; " << lane << " < " << lanes << "; ++" << lane << ") {\n";
-  ++indent;
-  line() << "const int " << fresh(col) << " = " << col0 << " * " << lanes << " + " << lane << ";\n";
-  parallel = context;
-  LogicalResult result = printBlock(body);
-  parallel.reset();
-  if (failed(result))
-    return result;
-  --indent;
-  line() << "}\n";
-  for (Value tile : tiles)
-    if (written.contains(tile))
-      line() << "*reinterpret_cast<uint4*>(" << name(tile) << ".chunkPtr(" << r << ", " << col0
-             << ")) = *reinterpret_cast<const uint4*>(" << context.chunkArrays[tile] << ");\n";
-  closeStridedLoop(loop);
   return success();
 }
 

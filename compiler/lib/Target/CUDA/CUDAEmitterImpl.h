@@ -48,9 +48,9 @@ private:
   mlir::LogicalResult printTileOp(mlir::Operation *op);
   mlir::LogicalResult printParallel(tile::ParallelOp op);
   mlir::LogicalResult printStridedParallel(tile::ParallelOp op);
-  /// The strided loop with each thread owning whole 16-byte chunks of the shared tiles the
-  /// body addresses at its own indices; std::nullopt (nothing printed) where that does not
-  /// apply.
+  /// The strided loop with each thread owning runs of 16-byte chunks of the shared tiles the
+  /// body addresses at its own row and (a chunk-aligned offset plus) its column
+  /// (CUDALoopEmitter.cpp); std::nullopt (nothing printed) where that does not apply.
   std::optional<mlir::LogicalResult> printChunkedParallel(tile::ParallelOp op);
   /// A counted scf.for reading shared row segments along its induction variable, printed a
   /// 16-byte chunk of each segment at a time (CUDALoopEmitter.cpp); std::nullopt (nothing
@@ -93,16 +93,11 @@ private:
     std::string elem2d, slot1d;
     /// Whether threads own the loop's indices through a fragment (else they are strided).
     bool anchored = true;
-    /// Vectorised strided loops: shared tiles read and written a 16-byte chunk at a time
-    /// through a register array per tile, indexed by `lane` where the body addresses the
-    /// tile at exactly (row, col) = the loop's indices.
-    llvm::DenseMap<mlir::Value, std::string> chunkArrays;
-    std::string lane;
-    mlir::Value row, col;
   };
   std::optional<ParallelContext> parallel;
-  /// Loads printChunkedFor replaced by an element of a register array (the expression).
-  llvm::DenseMap<mlir::Operation *, std::string> chunkedLoads;
+  /// Shared loads and stores printChunkedParallel / printChunkedFor turned into an element of a
+  /// register array that holds 16-byte chunks of the tile (the expression).
+  llvm::DenseMap<mlir::Operation *, std::string> chunkedAccesses;
   friend struct IndentScope;
 };
 

@@ -1,4 +1,10 @@
-//===- CUDALoopEmitter.cpp - scf.for over shared rows, 16 bytes at a time ----===//
+//===- CUDALoopEmitter.cpp - loops over shared tiles, 16 bytes at a time ----===//
+//
+// A strided tile.parallel over shared tiles that addresses them at its own (row, column), or at
+// the row and a chunk-aligned column offset plus its column, gives each thread a run of
+// consecutive columns: one 16-byte load per tile and chunk into a register array, the body once
+// per column on the registers, one store back for the tiles it writes. Tiles of 16- and 32-bit
+// elements mix (eight columns a run: one chunk of a bf16 tile, two of an f32 one).
 //
 // A counted scf.for (0 to N, step 1) whose body reads shared tiles along one row, at the
 // column `iv` or `offset + iv` (offset and row fixed for the loop), is printed as a loop over
@@ -15,6 +21,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Matchers.h"
+#include "llvm/ADT/DenseSet.h"
 
 #include <numeric>
 
@@ -55,6 +62,166 @@ static int64_t knownMultiple(Value v, int depth = 0) {
   return 1;
 }
 
+namespace {
+/// A row segment of a shared tile the loop reads (or writes) a chunk at a time: the tile, the
+/// row, the column offset (null: none) and the elements of one 16-byte chunk.
+struct Segment {
+  Value tile, row, offset;
+  int64_t chunkElems;
+  SmallVector<Operation *> accesses;
+};
+
+/// The column offset of `col` against `iv`: null when `col` is `iv` itself, the other operand
+/// of `iv + x` when that operand satisfies `invariant`, std::nullopt otherwise.
+std::optional<Value> columnOffset(Value col, Value iv, llvm::function_ref<bool(Value)> invariant) {
+  if (col == iv)
+    return Value();
+  auto add = col.getDefiningOp<arith::AddIOp>();
+  if (!add || (add.getLhs() != iv && add.getRhs() != iv))
+    return std::nullopt;
+  Value offset = add.getLhs() == iv ? add.getRhs() : add.getLhs();
+  if (!invariant(offset))
+    return std::nullopt;
+  return offset;
+}
+
+/// The segment of `segments` for (tile, row, offset), added when new.
+Segment &segmentFor(SmallVectorImpl<Segment> &segments, Value tile, Value row, Value offset,
+                    int64_t chunkElems) {
+  for (Segment &s : segments)
+    if (s.tile == tile && s.row == row && s.offset == offset)
+      return s;
+  segments.push_back({tile, row, offset, chunkElems, {}});
+  return segments.back();
+}
+} // namespace
+
+/// Loads (or, `store`, stores) the `lanes` columns of run `first` of segment `s` a 16-byte
+/// chunk at a time into (from) its register array.
+static void printSegmentChunks(Printer &p, const Segment &s, const std::string &array,
+                               int64_t lanes, const std::string &first, bool store) {
+  int64_t perStep = lanes / s.chunkElems;
+  for (int64_t q = 0; q < perStep; ++q) {
+    std::string chunk = first;
+    if (perStep != 1)
+      chunk += " * " + std::to_string(perStep) + " + " + std::to_string(q);
+    if (s.offset)
+      chunk = p.name(s.offset) + " / " + std::to_string(s.chunkElems) + " + " + chunk;
+    std::string ptr = p.name(s.tile) + ".chunkPtr(" + p.name(s.row) + ", " + chunk + ")";
+    std::string reg = "reinterpret_cast<uint4*>(" + array + ")[" + std::to_string(q) + "]";
+    if (store)
+      p.line() << "*reinterpret_cast<uint4*>(" << ptr << ") = " << reg << ";\n";
+    else
+      p.line() << reg << " = *reinterpret_cast<const uint4*>(" << ptr << ");\n";
+  }
+}
+
+std::optional<LogicalResult> Printer::printChunkedParallel(ParallelOp op) {
+  ArrayRef<int64_t> shape = op.getShape();
+  if (shape.size() != 2)
+    return std::nullopt;
+  Block &body = op.getBody().front();
+  Value row = body.getArgument(0), col = body.getArgument(1);
+  auto invariant = [&](Value v) { return !op.getBody().isAncestor(v.getParentRegion()); };
+  // The segments: tiles addressed at (row, [offset +] col), or read at a row fixed for the loop.
+  // A tile written must be addressed through one segment only, at the loop's row (another
+  // access would read what the arrays hold).
+  SmallVector<Segment> segments;
+  llvm::DenseSet<Value> elsewhere, written;
+  bool ok = true;
+  body.walk([&](Operation *inner) {
+    auto load = dyn_cast<memref::LoadOp>(inner);
+    auto store = dyn_cast<memref::StoreOp>(inner);
+    if (!load && !store)
+      return;
+    Value memref = load ? load.getMemRef() : store.getMemRef();
+    ValueRange indices = load ? load.getIndices() : store.getIndices();
+    if (!isShared(memref.getType())) {
+      ok = false;
+      return;
+    }
+    if (store)
+      written.insert(memref);
+    FailureOr<std::string> cxx = bufferType(memref);
+    std::optional<Value> offset;
+    // Loads may also read another row fixed for the whole loop (a reference row).
+    if (indices.size() == 2 && (indices[0] == row || (load && invariant(indices[0]))) &&
+        succeeded(cxx) && StringRef(*cxx).starts_with("metaattn::dev::SmemTile<"))
+      offset = columnOffset(indices[1], col, invariant);
+    int64_t chunkElems = 128 / cast<MemRefType>(memref.getType()).getElementTypeBitWidth();
+    if (!offset || (*offset && knownMultiple(*offset) % chunkElems != 0)) {
+      elsewhere.insert(memref);
+      return;
+    }
+    segmentFor(segments, memref, indices[0], *offset, chunkElems).accesses.push_back(inner);
+  });
+  if (!ok || segments.empty())
+    return std::nullopt;
+  int64_t lanes = 0;
+  for (const Segment &s : segments) {
+    int64_t width = 16 / s.chunkElems;
+    if (width != 2 && width != 4)
+      return std::nullopt;
+    lanes = std::max(lanes, s.chunkElems);
+    if (written.contains(s.tile) &&
+        (elsewhere.contains(s.tile) || s.row != row ||
+         llvm::count_if(segments, [&](const Segment &o) { return o.tile == s.tile; }) != 1))
+      return std::nullopt;
+  }
+  if (shape[1] % lanes != 0)
+    return std::nullopt;
+  bool mixed = llvm::any_of(segments, [&](const Segment &s) { return s.chunkElems != lanes; });
+  int64_t runsPerRow = shape[1] / lanes;
+  int64_t total = shape[0] * runsPerRow;
+  line() << "// tile.parallel [" << shape[0] << ", " << shape[1] << "] over shared tiles: " << lanes
+         << " consecutive elements ("
+         << (mixed ? "16-byte chunks of each tile" : "one 16-byte chunk") << ") per thread\n";
+  StridedLoop loop = openStridedLoop(total, /*unroll=*/4);
+  const std::string &lin = loop.index;
+  std::string lane = "u" + std::to_string(counter++);
+  std::string col0 = "c" + std::to_string(counter++);
+  std::string r = fresh(row);
+  line() << "const int " << r << " = " << lin << " / " << runsPerRow << ";\n";
+  line() << "const int " << col0 << " = " << lin << " % " << runsPerRow << ";\n";
+  SmallVector<std::string> arrays;
+  for (const Segment &s : segments) {
+    FailureOr<std::string> elt = scalarType(cast<MemRefType>(s.tile.getType()).getElementType());
+    if (failed(elt))
+      return op.emitOpError() << "unsupported element type";
+    arrays.push_back("a" + std::to_string(counter++));
+    line() << "alignas(16) " << *elt << " " << arrays.back() << "[" << lanes << "];\n";
+    if (!mixed && !s.offset) // the one-chunk form
+      line() << "*reinterpret_cast<uint4*>(" << arrays.back()
+             << ") = *reinterpret_cast<const uint4*>(" << name(s.tile) << ".chunkPtr("
+             << name(s.row) << ", " << col0 << "));\n";
+    else
+      printSegmentChunks(*this, s, arrays.back(), lanes, col0, /*store=*/false);
+    for (Operation *access : s.accesses)
+      chunkedAccesses[access] = arrays.back() + "[" + lane + "]";
+  }
+  line() << "#pragma unroll\n";
+  line() << "for (int " << lane << " = 0; " << lane << " < " << lanes << "; ++" << lane << ") {\n";
+  ++indent;
+  line() << "const int " << fresh(col) << " = " << col0 << " * " << lanes << " + " << lane << ";\n";
+  parallel = ParallelContext{"", "", false};
+  LogicalResult result = printBlock(body);
+  parallel.reset();
+  if (failed(result))
+    return result;
+  --indent;
+  line() << "}\n";
+  for (auto [s, array] : llvm::zip(segments, arrays))
+    if (written.contains(s.tile)) {
+      if (!mixed && !s.offset)
+        line() << "*reinterpret_cast<uint4*>(" << name(s.tile) << ".chunkPtr(" << r << ", " << col0
+               << ")) = *reinterpret_cast<const uint4*>(" << array << ");\n";
+      else
+        printSegmentChunks(*this, s, array, lanes, col0, /*store=*/true);
+    }
+  closeStridedLoop(loop);
+  return success();
+}
+
 std::optional<LogicalResult> Printer::printChunkedFor(scf::ForOp loop) {
   std::optional<int64_t> lb = constantInt(loop.getLowerBound());
   std::optional<int64_t> ub = constantInt(loop.getUpperBound());
@@ -64,11 +231,6 @@ std::optional<LogicalResult> Printer::printChunkedFor(scf::ForOp loop) {
   Value iv = loop.getInductionVar();
   auto invariant = [&](Value v) { return !loop.getRegion().isAncestor(v.getParentRegion()); };
   // The row segments: (tile, row, column offset) -> the loads reading them.
-  struct Segment {
-    Value tile, row, offset;
-    int64_t chunkElems;
-    SmallVector<Operation *> loads;
-  };
   SmallVector<Segment> segments;
   bool writes = false;
   loop.getBody()->walk([&](Operation *inner) {
@@ -77,29 +239,16 @@ std::optional<LogicalResult> Printer::printChunkedFor(scf::ForOp loop) {
     auto load = dyn_cast<memref::LoadOp>(inner);
     if (!load || load.getIndices().size() != 2 || !isShared(load.getMemRef().getType()))
       return;
-    Value col = load.getIndices()[1], offset;
-    if (col != iv) {
-      auto add = col.getDefiningOp<arith::AddIOp>();
-      if (!add || (add.getLhs() != iv && add.getRhs() != iv))
-        return;
-      offset = add.getLhs() == iv ? add.getRhs() : add.getLhs();
-      if (!invariant(offset))
-        return;
-    }
+    std::optional<Value> offset = columnOffset(load.getIndices()[1], iv, invariant);
     Value tile = load.getMemRef(), row = load.getIndices()[0];
     FailureOr<std::string> cxx = bufferType(tile);
-    if (!invariant(row) || !invariant(tile) || failed(cxx) ||
+    if (!offset || !invariant(row) || !invariant(tile) || failed(cxx) ||
         !StringRef(*cxx).starts_with("metaattn::dev::SmemTile<"))
       return;
     int64_t chunkElems = 128 / cast<MemRefType>(tile.getType()).getElementTypeBitWidth();
-    if (offset && knownMultiple(offset) % chunkElems != 0)
+    if (*offset && knownMultiple(*offset) % chunkElems != 0)
       return;
-    for (Segment &s : segments)
-      if (s.tile == tile && s.row == row && s.offset == offset) {
-        s.loads.push_back(inner);
-        return;
-      }
-    segments.push_back({tile, row, offset, chunkElems, {inner}});
+    segmentFor(segments, tile, row, *offset, chunkElems).accesses.push_back(inner);
   });
   // Stores in the body could write what the registers hold.
   if (writes || segments.empty())
@@ -128,17 +277,9 @@ std::optional<LogicalResult> Printer::printChunkedFor(scf::ForOp loop) {
         return loop.emitOpError() << "unsupported element type";
       std::string array = "a" + std::to_string(counter++);
       line() << "alignas(16) " << *elt << " " << array << "[" << lanes << "];\n";
-      int64_t perStep = lanes / s.chunkElems;
-      for (int64_t q = 0; q < perStep; ++q) {
-        std::string first = chunk + " * " + std::to_string(perStep) + " + " + std::to_string(q);
-        if (s.offset)
-          first = name(s.offset) + " / " + std::to_string(s.chunkElems) + " + " + first;
-        line() << "reinterpret_cast<uint4*>(" << array << ")[" << q
-               << "] = *reinterpret_cast<const uint4*>(" << name(s.tile) << ".chunkPtr("
-               << name(s.row) << ", " << first << "));\n";
-      }
-      for (Operation *load : s.loads)
-        chunkedLoads[load] = array + "[" + lane + "]";
+      printSegmentChunks(*this, s, array, lanes, chunk, /*store=*/false);
+      for (Operation *load : s.accesses)
+        chunkedAccesses[load] = array + "[" + lane + "]";
     }
     line() << "#pragma unroll\n";
     line() << "for (int " << lane << " = 0; " << lane << " < " << lanes << "; ++" << lane
