@@ -68,6 +68,17 @@ TEST(RecurrentConfigTest, StateStoresAreStagedOnlyWhereTheBlocksPerSmStay) {
   expectFits(vector, attn::GateKind::vector, hopper);
 }
 
+TEST(RecurrentConfigTest, VectorGatesTakeSixtyFourStateRows) {
+  // GLA at Dk = Dv = 128: the per-stage f32 gate tile doubles with the rows; 64 rows over four
+  // warps (the update still on wgmma) fit three blocks per multiprocessor.
+  TargetDesc hopper = target("sm_90a");
+  RecurrentTileConfig cfg = chooseRecurrentConfig(128, 128, attn::GateKind::vector, 2, hopper);
+  EXPECT_EQ(cfg.stateRows, 64);
+  EXPECT_EQ(cfg.stateWarps, 4);
+  EXPECT_EQ(cfg.statesBlocksPerSm, 3);
+  expectFits(cfg, attn::GateKind::vector, hopper);
+}
+
 TEST(RecurrentConfigTest, CompactVectorOutputFitsTwoBlocks) {
   TargetDesc hopper = target("sm_90a");
   RecurrentTileRequest wide;

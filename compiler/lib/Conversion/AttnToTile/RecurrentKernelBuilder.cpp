@@ -806,9 +806,12 @@ RecurrentTileConfig metaattn::chooseRecurrentConfig(int64_t keyDim, int64_t valu
   // wgmma, eight warps were slower than four.
   cfg.blockK = rowsPerWarpGroup;
   cfg.blockV = pick(request.blockV, std::min<int64_t>(paddedValue, 64));
-  int64_t rows = cfg.paddedKeyDim % 128 == 0  ? 128
-                 : cfg.paddedKeyDim % 64 == 0 ? 64
-                                              : cfg.paddedKeyDim;
+  // Vector gates add an f32 gate tile of the block's key rows to every stage (twice the K
+  // slice): 64 rows keep three blocks per multiprocessor where 128 left one (GLA at Dk = Dv =
+  // 128 on the H200: 4-5% faster, benchmarks/RESULTS.md, eleventh session).
+  int64_t rows = cfg.paddedKeyDim % 128 == 0 && gate != attn::GateKind::vector ? 128
+                 : cfg.paddedKeyDim % 64 == 0                                  ? 64
+                                                                               : cfg.paddedKeyDim;
   cfg.stateRows = pick(request.stateRows, rows);
   int64_t stateWarps = target.wgmma && elementBytes == 2 && cfg.stateRows == 128 ? 8 : 4;
   while (stateWarps > 1 && cfg.stateRows % (16 * stateWarps) != 0)
