@@ -3,7 +3,8 @@
 # output kernel) at the PERF.md shapes under Nsight Compute (duration, SM and DRAM throughput,
 # achieved occupancy; clocks left alone), one line per kernel.
 #   BIN=<dir with static metaattn-run, metaattn-variant> OUT=<dir> bash tests/gpu/profile_linear.sh
-# SHAPES="variant:B:H:Hqk:Dk:Dv:T ..." overrides the shapes.
+# SHAPES="variant:B:H:Hqk:Dk:Dv:T ..." overrides the shapes; OPTS="<metaattn-run options>" (e.g.
+# "--state-rows=64 --state-warps=4") profiles another configuration.
 set -u
 BIN=${BIN:-build-static/bin}
 OUT=${OUT:-/tmp/metaattn-profile}
@@ -20,11 +21,11 @@ for spec in $SHAPES; do
     --value-dim="$dv" > "$ir"
   # Fill the kernel cache, then profile the second launch of each kernel (after warm-up).
   "$BIN/metaattn-run" "$ir" --device=gpu --batch="$b" --seq-q="$t" --bench --no-check \
-    --iters=2 > /dev/null 2>&1
+    --iters=2 ${OPTS:-} > /dev/null 2>&1
   csv="$OUT/profile_linear/${variant}_${h}_${dk}_${dv}_b${b}_t${t}.csv"
   ncu --clock-control none --csv --page raw --print-units base --metrics "$METRICS" --launch-skip 2 \
     --launch-count 2 "$BIN/metaattn-run" "$ir" --device=gpu --batch="$b" --seq-q="$t" --bench \
-    --no-check --iters=2 > "$csv" 2> "$csv.err"
+    --no-check --iters=2 ${OPTS:-} > "$csv" 2> "$csv.err"
   python3 - "$csv" "$variant B$b H$h Dk$dk Dv$dv T$t" <<'EOF'
 import csv, sys
 rows = [r for r in csv.reader(open(sys.argv[1])) if len(r) > 5]
