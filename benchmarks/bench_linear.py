@@ -8,7 +8,8 @@ and times FLA's chunked Triton kernel on tensors of the same shape when FLA is i
 never committed). Correctness of the same kernels against the token-by-token oracle is
 checked separately (tests/gpu/run_h200.sh runs frontend/variants/linear.mlir on the GPU).
 
-  python3 benchmarks/bench_linear.py --bin BIN --csv linear.csv [--fla-path DIR]
+  python3 benchmarks/bench_linear.py --bin BIN --csv linear.csv [--fla-path DIR] [--quick]
+      [--only REGEX] [--opts "|--state-rows=64|..."]
 """
 import argparse
 import csv
