@@ -44,15 +44,19 @@ METAATTN_DEV void scanRows(SmemTile<float, Rows, Cols, 1> t) {
   for (int base = 0; base < Cols; base += PerRound) {
     const int c = base + (int)threadIdx.x / P;
     const bool live = c < Cols;
+    // Rows first + b .. first + b + Batch - 1 of column c (zeros past the tile).
+    auto loadBatch = [&](float (&x)[Batch], int b) {
+#pragma unroll
+      for (int i = 0; i < Batch; ++i)
+        x[i] = live ? t.at(first + b + i, c) : 0.0f;
+    };
     float offset = 0.0f;
     if constexpr (P > 1) {
       float total = 0.0f;
 #pragma unroll
       for (int b = 0; b < Seg; b += Batch) {
         float x[Batch];
-#pragma unroll
-        for (int i = 0; i < Batch; ++i)
-          x[i] = live ? t.at(first + b + i, c) : 0.0f;
+        loadBatch(x, b);
 #pragma unroll
         for (int i = 0; i < Batch; ++i)
           total += x[i];
@@ -70,9 +74,7 @@ METAATTN_DEV void scanRows(SmemTile<float, Rows, Cols, 1> t) {
 #pragma unroll
     for (int b = 0; b < Seg; b += Batch) {
       float x[Batch];
-#pragma unroll
-      for (int i = 0; i < Batch; ++i)
-        x[i] = live ? t.at(first + b + i, c) : 0.0f;
+      loadBatch(x, b);
 #pragma unroll
       for (int i = 0; i < Batch; ++i) {
         acc += x[i];
