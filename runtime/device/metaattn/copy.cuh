@@ -253,6 +253,52 @@ METAATTN_DEV void storeFrag(const TensorRef<R>& dst, const long long (&origin)[R
   }
 }
 
+namespace detail {
+/// Chunks [0, Count) of the rows from `row0` of shared tile `src`, chunk i = it * Step +
+/// `index` for it = 0, 1, ... (row row0 + i / chunks per row), written to the window at
+/// `origin` as T: 16-byte stores where the columns are contiguous, 16-byte aligned, in bounds
+/// and T is the tile's type; element by element (converted, skipping what is outside)
+/// elsewhere.
+template <int Count, int Step, class T, int R, class S, int Rows, int Cols>
+METAATTN_DEV void storeChunks(const TensorRef<R>& dst, const long long (&origin)[R], int rowDim,
+                              int colDim, SmemTile<S, Rows, Cols, 1> src, int row0, int index) {
+  using Tile = SmemTile<S, Rows, Cols, 1>;
+  bool othersIn;
+  const long long off = dev::detail::originOffset(dst, origin, rowDim, colDim, othersIn);
+  if (!othersIn)
+    return;
+  T* base = static_cast<T*>(dst.data) + off;
+  const long long sr = dst.strides[rowDim], sc = dst.strides[colDim];
+  const long long r0 = origin[rowDim], c0 = origin[colDim];
+  const long long nr = dst.sizes[rowDim], nc = dst.sizes[colDim];
+  // 16-byte stores: contiguous columns, every row's chunks 16-byte aligned. Uniform.
+  const bool vec = dev::detail::IsSame<S, T>::value && sc == 1 &&
+                   ((unsigned long long)base & 15ull) == 0 &&
+                   ((sr * (long long)sizeof(T)) & 15ll) == 0;
+  constexpr int kChunks = Tile::kChunks, CE = Tile::kChunkElems;
+#pragma unroll
+  for (int it = 0; it < (Count + Step - 1) / Step; ++it) {
+    const int i = it * Step + index;
+    if (Count % Step != 0 && i >= Count)
+      break;
+    const int r = row0 + i / kChunks, ch = i % kChunks;
+    if ((unsigned long long)(r0 + r) >= (unsigned long long)nr)
+      continue;
+    const long long gc = c0 + (long long)ch * CE;
+    const S* sp = src.chunkPtr(r, ch);
+    T* rowPtr = base + (long long)r * sr;
+    if (vec && gc >= 0 && gc + CE <= nc) {
+      *reinterpret_cast<uint4*>(rowPtr + ch * CE) = *reinterpret_cast<const uint4*>(sp);
+    } else {
+#pragma unroll
+      for (int e = 0; e < CE; ++e)
+        if ((unsigned long long)(gc + e) < (unsigned long long)nc)
+          rowPtr[(long long)(ch * CE + e) * sc] = convertElem<T>(sp[e]);
+    }
+  }
+}
+} // namespace detail
+
 /// storeFrag through shared memory: each warp converts its own rows of `f` to T into `stage`
 /// (element pairs, conflict-free in the swizzled tile), then writes those rows out of it as
 /// whole 16-byte chunks, eight lanes per 128 bytes of a row (chunks that are not contiguous,
@@ -282,40 +328,20 @@ METAATTN_DEV void storeFragStaged(const TensorRef<R>& dst, const long long (&ori
       *reinterpret_cast<unsigned*>(p) = packPair(convertElem<T>(f[e]), convertElem<T>(f[e + 1]));
   }
   __syncwarp();
-  bool othersIn;
-  const long long off = dev::detail::originOffset(dst, origin, rowDim, colDim, othersIn);
-  if (!othersIn)
-    return;
-  T* base = static_cast<T*>(dst.data) + off;
-  const long long sr = dst.strides[rowDim], sc = dst.strides[colDim];
-  const long long r0 = origin[rowDim], c0 = origin[colDim];
-  const long long nr = dst.sizes[rowDim], nc = dst.sizes[colDim];
-  // 16-byte stores: contiguous columns, every row's chunks 16-byte aligned. Uniform.
-  const bool vec = sc == 1 && ((unsigned long long)base & 15ull) == 0 &&
-                   ((sr * (long long)sizeof(T)) & 15ll) == 0;
-  constexpr int kChunks = Tile::kChunks, CE = Tile::kChunkElems;
-  constexpr int kPerWarp = F::kRowsPerWarp * kChunks;
-  const int lane = dev::detail::laneId(), row0 = dev::detail::warpId() * F::kRowsPerWarp;
-#pragma unroll
-  for (int it = 0; it < (kPerWarp + 31) / 32; ++it) {
-    const int i = it * 32 + lane;
-    if (kPerWarp % 32 != 0 && i >= kPerWarp)
-      break;
-    const int r = row0 + i / kChunks, ch = i % kChunks;
-    if ((unsigned long long)(r0 + r) >= (unsigned long long)nr)
-      continue;
-    const long long gc = c0 + (long long)ch * CE;
-    const T* sp = stage.chunkPtr(r, ch);
-    T* rowPtr = base + (long long)r * sr;
-    if (vec && gc >= 0 && gc + CE <= nc) {
-      *reinterpret_cast<uint4*>(rowPtr + ch * CE) = *reinterpret_cast<const uint4*>(sp);
-    } else {
-#pragma unroll
-      for (int e = 0; e < CE; ++e)
-        if ((unsigned long long)(gc + e) < (unsigned long long)nc)
-          rowPtr[(long long)(ch * CE + e) * sc] = sp[e];
-    }
-  }
+  detail::storeChunks<F::kRowsPerWarp * Tile::kChunks, 32, T>(
+      dst, origin, rowDim, colDim, stage, dev::detail::warpId() * F::kRowsPerWarp,
+      dev::detail::laneId());
+}
+
+/// Writes shared tile `src` (converted to T) as the Rows x Cols window at `origin`, skipping
+/// what is outside the tensor: whole 16-byte row chunks where the columns are contiguous,
+/// aligned and in bounds (and T is the tile's type), element by element elsewhere. All
+/// NThreads threads take part; the caller synchronises before (the tile is written) and after.
+template <int NThreads, class T, int R, class S, int Rows, int Cols>
+METAATTN_DEV void storeTile(const TensorRef<R>& dst, const long long (&origin)[R], int rowDim,
+                            int colDim, SmemTile<S, Rows, Cols, 1> src) {
+  detail::storeChunks<Rows * SmemTile<S, Rows, Cols, 1>::kChunks, NThreads, T>(
+      dst, origin, rowDim, colDim, src, 0, (int)threadIdx.x);
 }
 
 /// Writes row vector `v` (converted to T) along `rowDim` at `origin`: one lane

@@ -336,6 +336,23 @@ __global__ void kStoreFrag(TensorRef<3> dst, Origin<3> origin, int rowDim, int c
   Frag<T, M, N, W> g;
   warp::convert(g, f);
   long long o[3] = {origin.v[0], origin.v[1], origin.v[2]};
+  if (staged == 2) {
+    // block::storeTile from a shared tile: of T (16-byte chunks), or of float (converted).
+    SmemTile<float, M, N> wide(smem);
+    for (int i = (int)threadIdx.x; i < M * N; i += W * 32) {
+      const float x = (float)((i / N) * 3 - i % N) * 0.25f;
+      if (viaT)
+        stage.at(i / N, i % N) = convertElem<T>(x);
+      else
+        wide.at(i / N, i % N) = x;
+    }
+    __syncthreads();
+    if (viaT)
+      block::storeTile<W * 32, T>(dst, o, rowDim, colDim, stage);
+    else
+      block::storeTile<W * 32, T>(dst, o, rowDim, colDim, wide);
+    return;
+  }
   if (staged && !viaT)
     block::storeFragStaged<W * 32>(dst, o, rowDim, colDim, f, stage);
   else if (staged)
@@ -357,15 +374,15 @@ void testStoreFrag(const std::string& name, std::initializer_list<long long> siz
   for (int d = 0; d < 3; ++d)
     span += (ref.sizes[d] - 1) * ref.strides[d];
   // Modes: float or Frag<T> source, each direct (storeFrag) and through shared memory
-  // (storeFragStaged).
-  for (int mode = 0; mode < 4; ++mode) {
+  // (storeFragStaged); then a shared tile of float or of T (storeTile).
+  for (int mode = 0; mode < 6; ++mode) {
     const int viaFragT = mode & 1, staged = mode >> 1;
     const Bits sentinel = H::from(-777.f);
     std::vector<Bits> host(span + 4, sentinel);
     DevBuf<Bits> d(host);
     ref.data = d.p;
-    kStoreFrag<T, M, N, W>
-        <<<1, W * 32, SmemTile<T, M, N>::kBytes>>>(ref, origin, rowDim, colDim, viaFragT, staged);
+    kStoreFrag<T, M, N, W><<<1, W * 32, SmemTile<float, M, N>::kBytes>>>(ref, origin, rowDim,
+                                                                         colDim, viaFragT, staged);
     CUDA_CHECK(cudaGetLastError());
     CUDA_CHECK(cudaDeviceSynchronize());
     auto got = d.down();
@@ -382,8 +399,12 @@ void testStoreFrag(const std::string& name, std::initializer_list<long long> siz
     int bad = 0;
     for (size_t k = 0; k < want.size(); ++k)
       bad += std::memcmp(&want[k], &got[k], sizeof(Bits)) != 0;
-    report(std::string(staged ? "storeFragStaged " : "storeFrag ") + name +
-               (viaFragT ? " (Frag<T> source)" : " (float source)"),
+    report(std::string(staged == 2 ? "storeTile "
+                       : staged    ? "storeFragStaged "
+                                   : "storeFrag ") +
+               name +
+               (staged == 2 ? (viaFragT ? " (shared T tile)" : " (shared float tile)")
+                            : (viaFragT ? " (Frag<T> source)" : " (float source)")),
            bad == 0, bad ? std::to_string(bad) + " wrong elements" : "");
   }
 }

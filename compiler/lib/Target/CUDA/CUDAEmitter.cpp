@@ -171,6 +171,16 @@ LogicalResult Printer::printCopy(CopyOp op) {
            << ", " << dims[1] << ");\n";
     return success();
   }
+  if (dstGlobal && isShared(op.getSource().getType()) &&
+      cast<MemRefType>(op.getSource().getType()).getRank() == 2) {
+    FailureOr<std::string> elt = scalarType(dstGlobal.getElementType());
+    if (failed(elt))
+      return op.emitOpError() << "unsupported element type";
+    std::string o = origin(op.getDestIndices(), "origin");
+    line() << ns << "block::storeTile<" << nt << ", " << *elt << ">(" << name(op.getDest()) << ", "
+           << o << ", " << dims[0] << ", " << dims[1] << ", " << name(op.getSource()) << ");\n";
+    return success();
+  }
   if (dstGlobal && isFragment(op.getSource().getType())) {
     FailureOr<std::string> elt = scalarType(dstGlobal.getElementType());
     if (failed(elt))
