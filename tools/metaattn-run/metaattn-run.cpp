@@ -118,6 +118,12 @@ static cl::opt<bool> stagedStateStoresOpt(
              "memory in 16-byte row chunks where that keeps its blocks per multiprocessor "
              "(default true)"),
     cl::init(true));
+static cl::opt<bool> precomputeGatesOpt(
+    cl::cat(runCategory), "precompute-gates",
+    cl::desc("attn.recurrent with vector gates (GLA): a gates kernel writes the cumulative "
+             "log-gates once, read by the states and output kernels (default false: not yet "
+             "timed on the GPU)"),
+    cl::init(false));
 static cl::opt<bool> compactVectorOutputOpt(
     cl::cat(runCategory), "compact-vector-output",
     cl::desc("attn.recurrent with vector gates (GLA): the output kernel reuses one pair of "
@@ -168,6 +174,7 @@ int main(int argc, char **argv) {
   options.pipeline.stateWarps = stateWarpsOpt;
   options.pipeline.stagedStateStores = stagedStateStoresOpt;
   options.pipeline.compactVectorOutput = compactVectorOutputOpt;
+  options.pipeline.precomputeGates = precomputeGatesOpt;
   options.pipeline.warpSpecialize = warpSpecializeOpt;
   options.pipeline.pingpong = pingpongOpt;
   options.pipeline.gemmOverlap = gemmOverlapOpt;

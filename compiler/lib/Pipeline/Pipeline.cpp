@@ -42,6 +42,7 @@ void metaattn::buildAttnToTilePipeline(OpPassManager &pm, const PipelineOptions 
   convert.stateWarps = options.stateWarps;
   convert.stagedStateStores = options.stagedStateStores;
   convert.compactVectorOutput = options.compactVectorOutput;
+  convert.precomputeGates = options.precomputeGates;
   pm.addPass(createConvertAttnToTile(convert));
   OpPassManager &kernels = pm.nest<tile::KernelOp>();
   kernels.addPass(tile::createTileUnswitchParallel());
@@ -102,6 +103,12 @@ struct LowerPipelineOptions : public PassPipelineOptions<LowerPipelineOptions> {
                      "shared memory where that keeps its blocks per multiprocessor (default "
                      "true)"),
       llvm::cl::init(true)};
+  Option<bool> precomputeGates{
+      *this, "precompute-gates",
+      llvm::cl::desc("attn.recurrent with vector gates: a gates kernel writes the cumulative "
+                     "log-gates once, read by the states and output kernels (default false: "
+                     "not yet timed)"),
+      llvm::cl::init(false)};
   Option<bool> compactVectorOutput{
       *this, "compact-vector-output",
       llvm::cl::desc("attn.recurrent with vector gates: the output kernel reuses one pair of "
@@ -137,6 +144,7 @@ void metaattn::registerMetaAttnPipelines() {
         options.stateWarps = cl.stateWarps;
         options.stagedStateStores = cl.stagedStateStores;
         options.compactVectorOutput = cl.compactVectorOutput;
+        options.precomputeGates = cl.precomputeGates;
         options.warpSpecialize = cl.warpSpecialize;
         options.pingpong = cl.pingpong;
         options.gemmOverlap = cl.gemmOverlap;

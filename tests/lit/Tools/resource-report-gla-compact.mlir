@@ -6,6 +6,12 @@
 // sub-chunks' f32 scores (4 KB).
 // RUN: metaattn-run %s --device=cpu --resource-report | FileCheck %s --check-prefix=COMPACT
 // RUN: metaattn-run %s --device=cpu --resource-report --compact-vector-output=false | FileCheck %s --check-prefix=WIDE
+// With precomputed gates a third kernel (gates: 64 x 128 f32, out through block::storeTile)
+// runs first; the others keep their shared memory.
+// RUN: metaattn-run %s --device=cpu --resource-report --precompute-gates | FileCheck %s --check-prefix=PRE
+// PRE: resources attention_step0 (sm_90a): {{[0-9]+}} registers/thread, {{.*}} 32768 B dynamic shared, 128 threads; gemms: 0 wgmma, 0 mma.sync
+// PRE-NEXT: resources attention_step1 (sm_90a): {{[0-9]+}} registers/thread, {{.*}} 74752 B dynamic shared, 128 threads
+// PRE-NEXT: resources attention_step2 (sm_90a): {{[0-9]+}} registers/thread, {{.*}} 111616 B dynamic shared, 128 threads
 // COMPACT: resources attention_step1 (sm_90a): {{[0-9]+}} registers/thread, {{.*}} 111616 B dynamic shared, 128 threads; gemms: 5 wgmma, 0 mma.sync
 // WIDE: resources attention_step1 (sm_90a): {{[0-9]+}} registers/thread, {{.*}} 177152 B dynamic shared, 128 threads; gemms: 5 wgmma, 0 mma.sync
   func.func @attention(%arg0: tensor<?x?x2x128xbf16>, %arg1: tensor<?x?x2x128xbf16>, %arg2: tensor<?x?x2x128xbf16>, %arg3: tensor<?x?x2x128xf32>) -> tensor<?x?x2x128xbf16> {

@@ -11,6 +11,25 @@
 // pair, reused for the three off-diagonal gemms one after another, and one stage).
 // RUN: metaattn-run %s --device=cpu --batch=2 --seq-q=129 --function=gla_vector --compact-vector-output=false | FileCheck %s --check-prefix=GLA
 // RUN: metaattn-opt %s --convert-attn-to-tile | FileCheck %s --check-prefix=COMPACT
+// Precomputed gates: a gates kernel first (gate_mod, mask, scan, out to a [B, S, H, padded Dk]
+// f32 temporary), then the states and output kernels reading it without scanning again.
+// RUN: metaattn-run %s --device=cpu --batch=2 --seq-q=129 --function=gla_vector --precompute-gates | FileCheck %s --check-prefix=GLA
+// RUN: metaattn-opt %s --convert-attn-to-tile="precompute-gates=true" | FileCheck %s --check-prefix=PRE
+// PRE-LABEL: tile.kernel @gla_vector_step0(
+// PRE-SAME: {tile.name = "gate"}, %[[CUM:.*]]: !tile.tensor<?x?x1x192xf32> {tile.name = "cum_gates"})
+// PRE-SAME: tile.bindings = ["arg:0", "arg:1", "arg:2", "arg:3", "temp:0"]
+// PRE: math.log
+// PRE: tile.scan
+// PRE: tile.copy %{{.*}} to %[[CUM]][
+// PRE-LABEL: tile.kernel @gla_vector_step1(
+// PRE-SAME: tile.bindings = ["arg:0", "arg:1", "arg:2", "arg:3", "temp:0", "temp:1"]
+// PRE-NOT: tile.scan
+// PRE-NOT: math.log
+// PRE-LABEL: tile.kernel @gla_vector_step2(
+// PRE-SAME: tile.bindings = ["arg:0", "arg:1", "arg:2", "arg:3", "temp:0", "temp:1", "result:0"]
+// PRE-NOT: tile.scan
+// PRE-NOT: math.log
+// PRE: tile.return
 // COMPACT-LABEL: tile.kernel @gla_vector_step1
 // COMPACT-COUNT-5: tile.alloc : memref<64x64xbf16, #tile.space<shared>>
 // COMPACT-NOT: tile.alloc : memref<64x64xbf16, #tile.space<shared>>

@@ -68,6 +68,17 @@ TEST(RecurrentConfigTest, StateStoresAreStagedOnlyWhereTheBlocksPerSmStay) {
   expectFits(vector, attn::GateKind::vector, hopper);
 }
 
+TEST(RecurrentConfigTest, PrecomputedGatesAreForVectorGatesOnly) {
+  TargetDesc hopper = target("sm_90a");
+  RecurrentTileRequest request;
+  request.precomputeGates = true;
+  EXPECT_TRUE(
+      chooseRecurrentConfig(128, 128, attn::GateKind::vector, 2, hopper, request).precomputeGates);
+  EXPECT_FALSE(
+      chooseRecurrentConfig(128, 128, attn::GateKind::token, 2, hopper, request).precomputeGates);
+  EXPECT_FALSE(chooseRecurrentConfig(128, 128, attn::GateKind::vector, 2, hopper).precomputeGates);
+}
+
 TEST(RecurrentConfigTest, VectorGatesTakeSixtyFourStateRows) {
   // GLA at Dk = Dv = 128: the per-stage f32 gate tile doubles with the rows; 64 rows over four
   // warps (the update still on wgmma) fit three blocks per multiprocessor.

@@ -38,6 +38,9 @@ struct PipelineOptions {
   /// operand tiles and one pipeline stage, for two blocks per multiprocessor (on by default:
   /// 20% faster on the H200 at Dk = Dv = 128, benchmarks/RESULTS.md).
   bool compactVectorOutput = true;
+  /// attn.recurrent with vector gates: a gates kernel writes the cumulative log-gates once,
+  /// read by the states and output kernels (off by default: not yet timed on the GPU).
+  bool precomputeGates = false;
   /// A tuning file (metaattn/Pipeline/Tuning.h) whose entries for the target set the tile
   /// sizes of the attentions it knows (lowerToCuda applies it); empty: none. The sizes above,
   /// when set, still win.

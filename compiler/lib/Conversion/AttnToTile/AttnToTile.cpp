@@ -128,8 +128,9 @@ struct ConvertAttnToTilePass : public metaattn::impl::ConvertAttnToTileBase<Conv
   RecurrentTileConfig recurrentConfig(attn::RecurrentOp op, const TargetDesc &target) {
     auto qt = cast<RankedTensorType>(op.getQ().getType());
     auto vt = cast<RankedTensorType>(op.getV().getType());
-    RecurrentTileRequest request{blockM,    blockN,     numWarps,          numStages,
-                                 stateRows, stateWarps, stagedStateStores, compactVectorOutput};
+    RecurrentTileRequest request{blockM,         blockN,     numWarps,          numStages,
+                                 stateRows,      stateWarps, stagedStateStores, compactVectorOutput,
+                                 precomputeGates};
     return chooseRecurrentConfig(qt.getDimSize(3), vt.getDimSize(3), op.getGateKind(),
                                  qt.getElementTypeBitWidth() / 8, target, request);
   }
@@ -161,10 +162,13 @@ struct ConvertAttnToTilePass : public metaattn::impl::ConvertAttnToTileBase<Conv
       if (failed(steps))
         return signalPassFailure();
       std::string name = func.getSymName().str();
-      // A recurrent op is two kernels (chunk states, then outputs) with a buffer between.
+      // A recurrent op is two kernels (chunk states, then outputs) with a buffer between, and
+      // with precomputed gates a gates kernel before them (a second buffer).
       unsigned numKernels = 0, nextTemp = 0;
       for (const Step &step : *steps) {
-        numKernels += isa<attn::RecurrentOp>(step.op) ? 2 : 1;
+        auto recurrent = dyn_cast<attn::RecurrentOp>(step.op);
+        numKernels +=
+            recurrent ? recurrentKernelCount(recurrent, recurrentConfig(recurrent, *target)) : 1;
         for (const std::string &binding : step.bindings)
           if (StringRef(binding).starts_with("temp:"))
             nextTemp = std::max<unsigned>(nextTemp, std::stoi(binding.substr(5)) + 1);
@@ -191,32 +195,39 @@ struct ConvertAttnToTilePass : public metaattn::impl::ConvertAttnToTileBase<Conv
       };
       for (Step &step : *steps) {
         if (auto recurrent = dyn_cast<attn::RecurrentOp>(step.op)) {
-          FailureOr<std::string> statesName = kernelName();
-          if (failed(statesName))
-            return signalPassFailure();
-          std::string outputName = name + "_step" + std::to_string(kernels.size() + 1);
-          if (symbols.lookup(outputName)) {
-            func.emitError() << "convert-attn-to-tile: the kernel name @" << outputName
-                             << " is taken by another symbol";
-            return signalPassFailure();
+          RecurrentTileConfig config = recurrentConfig(recurrent, *target);
+          int64_t count = recurrentKernelCount(recurrent, config);
+          SmallVector<std::string> names;
+          for (int64_t i = 0; i < count; ++i) {
+            std::string candidate = name + "_step" + std::to_string(kernels.size() + i);
+            if (symbols.lookup(candidate)) {
+              func.emitError() << "convert-attn-to-tile: the kernel name @" << candidate
+                               << " is taken by another symbol";
+              return signalPassFailure();
+            }
+            names.push_back(candidate);
           }
-          auto built = buildRecurrentKernels(builder, recurrent, *statesName, outputName,
-                                             recurrentConfig(recurrent, *target));
+          auto built = buildRecurrentKernels(builder, recurrent, names, config);
           if (failed(built))
             return signalPassFailure();
-          // Bindings: the operands, the chunk states, then the final state or the output.
+          // Bindings: the operands, the cumulative gates (when precomputed), the chunk states,
+          // then the final state or the output.
           unsigned numOperands = recurrent->getNumOperands();
-          SmallVector<std::string> statesBindings(step.bindings.begin(),
-                                                  step.bindings.begin() + numOperands);
-          SmallVector<std::string> outputBindings = statesBindings;
+          SmallVector<std::string> operands(step.bindings.begin(),
+                                            step.bindings.begin() + numOperands);
+          if (count == 3) {
+            operands.push_back("temp:" + std::to_string(nextTemp++));
+            record(built->front(), operands);
+          }
+          SmallVector<std::string> statesBindings = operands, outputBindings = operands;
           std::string buffer = "temp:" + std::to_string(nextTemp++);
           statesBindings.push_back(buffer);
           outputBindings.push_back(buffer);
           if (recurrent.getFinalState())
             statesBindings.push_back(step.bindings[numOperands + 1]);
           outputBindings.push_back(step.bindings[numOperands]);
-          record(built->first, statesBindings);
-          record(built->second, outputBindings);
+          record((*built)[count - 2], statesBindings);
+          record((*built)[count - 1], outputBindings);
           continue;
         }
         FailureOr<std::string> stepName = kernelName();

@@ -44,8 +44,9 @@ public:
   RecurrentBuilder(OpBuilder &b, attn::RecurrentOp op, const RecurrentTileConfig &config)
       : TileIRBuilder(b, op.getLoc()), op(op), cfg(config) {}
 
-  /// The states kernel (`output` false) or the output kernel.
-  FailureOr<KernelOp> build(StringRef name, bool output);
+  /// The states kernel (`output` false) or the output kernel; with `gatesOnly`, the gates
+  /// kernel of precomputed gates.
+  FailureOr<KernelOp> build(StringRef name, bool output, bool gatesOnly = false);
 
 private:
   Value expF(Value x) { return b.create<math::ExpOp>(loc, x); }
@@ -89,6 +90,7 @@ private:
   void updateState(Value t0);
   void buildStatesBody();
   void buildOutputBody();
+  void buildGatesBody();
 
   attn::RecurrentOp op;
   RecurrentTileConfig cfg;
@@ -98,10 +100,15 @@ private:
   bool vectorGate = false, hasGate = false;
 
   bool outputKernel = false;
+  /// The gates kernel (cfg.precomputeGates); whether this kernel reads the cumulative gates it
+  /// wrote instead of the raw ones.
+  bool gatesKernel = false, readsCumGates = false, precomputedGates = false;
   int64_t blockV = 0;   // value columns per block: cfg.blockV or cfg.outputBlockV
   int64_t keyCols = 0;  // key columns of the Q and K buffers (cfg.blockK)
   int64_t gateCols = 0; // key columns of the vector gates: the block's key tile or all
   Value qParam, kParam, vParam, gateParam, initParam, statesParam, oParam, finalParam;
+  /// Precomputed gates: the cumulative log-gates, [B, S, H, padded Dk] f32.
+  Value cumGatesParam;
   SmallVector<Value> inputParams;
   SmallVector<SmallVector<RecurrentDim>> inputDims;
   /// Per input: its value read once (neither t nor d), its staged chunk rows, or null.
@@ -210,7 +217,8 @@ bool RecurrentBuilder::copyChunkVectors(Value t0, bool async) {
     SmallVector<Value> indices = {batch, t0, head};
     if (vectorGate)
       indices.push_back(k0);
-    copy(gateParam, indices, gates, vectorGate ? ArrayRef<int64_t>{1, 3} : ArrayRef<int64_t>{1});
+    copy(readsCumGates ? cumGatesParam : gateParam, indices, gates,
+         vectorGate ? ArrayRef<int64_t>{1, 3} : ArrayRef<int64_t>{1});
     any = true;
   }
   for (size_t i = 0; i < inputRows.size(); ++i) {
@@ -518,7 +526,7 @@ void RecurrentBuilder::buildStatesBody() {
     // The state entering this chunk, for the output kernel.
     b.create<CopyOp>(loc, state, ValueRange{}, statesParam, ValueRange{batch, head, j, k0, v0},
                      b.getDenseI64ArrayAttr({3, 4}), false, stateStage);
-    if (hasGate && !constantGates)
+    if (hasGate && !constantGates && !readsCumGates)
       loadGates(t0);
     // With a gate, updateState applies the modifier of the operand it decays.
     applyModifiers(t0, k0, /*keys=*/!vectorGate, /*values=*/!hasGate || vectorGate);
@@ -542,7 +550,7 @@ void RecurrentBuilder::buildOutputBody() {
     b.create<AsyncWaitOp>(loc, 0);
     b.create<BarrierOp>(loc);
   }
-  if (hasGate)
+  if (hasGate && !readsCumGates)
     loadGates(t0);
   b.create<FillOp>(loc, scores, f32(0.0));
   b.create<FillOp>(loc, out, f32(0.0));
@@ -568,6 +576,17 @@ void RecurrentBuilder::buildOutputBody() {
                    b.getDenseI64ArrayAttr({1, 3}), false);
 }
 
+void RecurrentBuilder::buildGatesBody() {
+  // One chunk of one head: the raw gates (and the row inputs gate_mod reads), through gate_mod,
+  // masked and scanned as the other kernels would, out to the cumulative gates.
+  Value t0 = mul(b.create<BlockIdOp>(loc, b.getIndexType(), 0), idx(chunk));
+  copyChunkVectors(t0, /*async=*/false);
+  b.create<BarrierOp>(loc);
+  loadGates(t0);
+  b.create<CopyOp>(loc, gates, ValueRange{}, cumGatesParam, ValueRange{batch, t0, head, idx(0)},
+                   b.getDenseI64ArrayAttr({1, 3}), false);
+}
+
 void RecurrentBuilder::declareParams(KernelOp kernel) {
   SmallVector<std::pair<std::string, SmallVector<StringRef>>> described = {
       {"q", {"B", "S", "Hqk", "Dk"}}, {"k", {"B", "S", "Hqk", "Dk"}}, {"v", {"B", "S", "H", "Dv"}}};
@@ -589,9 +608,12 @@ void RecurrentBuilder::declareParams(KernelOp kernel) {
                                                : "Dinput");
     described.push_back({"input" + std::to_string(i), symbols});
   }
+  if (precomputedGates)
+    described.push_back({"cum_gates", {"B", "S", "H", "Dk_padded"}});
   // The states entering each chunk: [B, H, ceil(S / chunk), padded Dk, Dv].
   std::string chunks = "S/" + std::to_string(chunk);
-  described.push_back({"chunk_states", {"B", "H", chunks, "Dk_padded", "Dv"}});
+  if (!gatesKernel)
+    described.push_back({"chunk_states", {"B", "H", chunks, "Dk_padded", "Dv"}});
   if (outputKernel)
     described.push_back({"o", {"B", "S", "H", "Dv"}});
   else if (op.getFinalState())
@@ -605,10 +627,13 @@ void RecurrentBuilder::declareParams(KernelOp kernel) {
     symbolAttrs.push_back(b.getArrayAttr(dims));
   }
   kernel->setAttr("tile.dim_symbols", b.getArrayAttr(symbolAttrs));
-  // Written: the chunk states by the states kernel (with the final state), o by the other.
-  int64_t statesIndex = op->getNumOperands();
+  // Written: the cumulative gates by the gates kernel, the chunk states by the states kernel
+  // (with the final state), o by the output kernel.
+  int64_t statesIndex = op->getNumOperands() + (precomputedGates ? 1 : 0);
   SmallVector<int64_t> outputs;
-  if (outputKernel) {
+  if (gatesKernel) {
+    outputs.push_back(op->getNumOperands());
+  } else if (outputKernel) {
     outputs.push_back(statesIndex + 1);
   } else {
     outputs.push_back(statesIndex);
@@ -618,8 +643,9 @@ void RecurrentBuilder::declareParams(KernelOp kernel) {
   kernel->setAttr("tile.outputs", b.getDenseI64ArrayAttr(outputs));
 }
 
-FailureOr<KernelOp> RecurrentBuilder::build(StringRef name, bool output) {
-  outputKernel = output;
+FailureOr<KernelOp> RecurrentBuilder::build(StringRef name, bool output, bool gatesOnly) {
+  outputKernel = output && !gatesOnly;
+  gatesKernel = gatesOnly;
   blockV = output ? cfg.outputBlockV : cfg.blockV;
   keyCols = output ? cfg.blockK : cfg.stateRows;
   gateCols = output ? cfg.paddedKeyDim : cfg.stateRows;
@@ -639,6 +665,13 @@ FailureOr<KernelOp> RecurrentBuilder::build(StringRef name, bool output) {
   kind = op.getGateKind();
   hasGate = kind != GateKind::none;
   vectorGate = kind == GateKind::vector;
+  bool precomputed = cfg.precomputeGates && vectorGate;
+  precomputedGates = precomputed;
+  if (gatesKernel && !precomputed)
+    return op.emitOpError() << "a gates kernel needs vector gates and precompute-gates";
+  readsCumGates = precomputed && !gatesKernel;
+  if (gatesKernel)
+    gateCols = cfg.paddedKeyDim;
   if (chunk % (16 * cfg.warps) != 0 || cfg.paddedKeyDim % (16 * cfg.warps) != 0 ||
       cfg.blockK % (16 * cfg.warps) != 0 || cfg.paddedKeyDim % cfg.blockK != 0 || blockV % 16 != 0)
     return op.emitOpError() << "chunk config needs the chunk, the padded key dim and the key "
@@ -671,28 +704,36 @@ FailureOr<KernelOp> RecurrentBuilder::build(StringRef name, bool output) {
   SmallVector<Type> params;
   for (Value operand : op->getOperands())
     params.push_back(toGlobal(operand.getType()));
-  params.push_back(GlobalTensorType::get(
-      b.getContext(), {ShapedType::kDynamic, heads, ShapedType::kDynamic, dk, valueDim}, elt));
+  if (precomputed)
+    params.push_back(GlobalTensorType::get(
+        b.getContext(), {ShapedType::kDynamic, ShapedType::kDynamic, heads, dk}, b.getF32Type()));
+  if (!gatesKernel)
+    params.push_back(GlobalTensorType::get(
+        b.getContext(), {ShapedType::kDynamic, heads, ShapedType::kDynamic, dk, valueDim}, elt));
   if (outputKernel)
     params.push_back(toGlobal(op.getOutput().getType()));
   else if (op.getFinalState())
     params.push_back(toGlobal(op.getFinalState().getType()));
   // Grid: states (key tiles × value tiles, heads, batch); output (chunks, heads × value
   // tiles, batch).
+  // Grid: states (key tiles × value tiles, heads, batch); output (chunks, heads × value
+  // tiles, batch); gates (chunks, heads, batch).
   SmallVector<int64_t> grid =
-      outputKernel ? SmallVector<int64_t>{0, 1, chunk, -1, 0, heads * valueTiles, 0, 0, 1}
-                   : SmallVector<int64_t>{-1, 0, keyTiles * valueTiles, -1, 0, heads, 0, 0, 1};
+      gatesKernel    ? SmallVector<int64_t>{0, 1, chunk, -1, 0, heads, 0, 0, 1}
+      : outputKernel ? SmallVector<int64_t>{0, 1, chunk, -1, 0, heads * valueTiles, 0, 0, 1}
+                     : SmallVector<int64_t>{-1, 0, keyTiles * valueTiles, -1, 0, heads, 0, 0, 1};
   auto kernel =
       b.create<KernelOp>(loc, name, b.getFunctionType(params, {}),
                          /*arg_attrs=*/nullptr, /*res_attrs=*/nullptr, b.getDenseI64ArrayAttr(grid),
-                         (output ? cfg.warps : cfg.stateWarps) * 32);
+                         (output || gatesKernel ? cfg.warps : cfg.stateWarps) * 32);
   declareParams(kernel);
   // Both kernels are small blocks (128 threads, 32-80 KB of shared memory) meant to run
   // several per multiprocessor: the states kernel's blocks each walk the chunks serially and
   // hide one another's latency.
   kernel->setAttr(kNoWarpSpecializeAttr, b.getUnitAttr());
-  kernel->setAttr(kMinBlocksPerSmAttr,
-                  b.getI64IntegerAttr(output ? cfg.outputBlocksPerSm : cfg.statesBlocksPerSm));
+  kernel->setAttr(kMinBlocksPerSmAttr, b.getI64IntegerAttr(gatesKernel    ? 2
+                                                           : outputKernel ? cfg.outputBlocksPerSm
+                                                                          : cfg.statesBlocksPerSm));
   Block *entry =
       b.createBlock(&kernel.getBody(), {}, params, SmallVector<Location>(params.size(), loc));
   b.setInsertionPointToStart(entry);
@@ -706,14 +747,21 @@ FailureOr<KernelOp> RecurrentBuilder::build(StringRef name, bool output) {
     initParam = entry->getArgument(next++);
   for (size_t i = 0; i < op.getInputs().size(); ++i)
     inputParams.push_back(entry->getArgument(next++));
-  statesParam = entry->getArgument(next++);
+  if (precomputed)
+    cumGatesParam = entry->getArgument(next++);
+  if (!gatesKernel)
+    statesParam = entry->getArgument(next++);
   if (outputKernel)
     oParam = entry->getArgument(next++);
-  else if (op.getFinalState())
+  else if (!gatesKernel && op.getFinalState())
     finalParam = entry->getArgument(next++);
 
   Value vTile;
-  if (outputKernel) {
+  if (gatesKernel) {
+    head = b.create<BlockIdOp>(loc, b.getIndexType(), 1);
+    vTile = idx(0);
+    k0 = idx(0);
+  } else if (outputKernel) {
     Value y = b.create<BlockIdOp>(loc, b.getIndexType(), 1);
     head = b.create<arith::DivUIOp>(loc, y, idx(valueTiles));
     vTile = b.create<arith::RemUIOp>(loc, y, idx(valueTiles));
@@ -735,8 +783,10 @@ FailureOr<KernelOp> RecurrentBuilder::build(StringRef name, bool output) {
   seqLen = b.create<DimOp>(loc, b.getIndexType(), qParam, 1);
 
   Type f32Type = b.getF32Type();
-  kS = alloc({chunk, keyCols}, elt, MemorySpace::shared);
-  vS = alloc({chunk, bv}, elt, MemorySpace::shared);
+  if (!gatesKernel) {
+    kS = alloc({chunk, keyCols}, elt, MemorySpace::shared);
+    vS = alloc({chunk, bv}, elt, MemorySpace::shared);
+  }
   if (outputKernel) {
     qS = alloc({chunk, keyCols}, elt, MemorySpace::shared);
     stateS = alloc({keyCols, bv}, elt, MemorySpace::shared);
@@ -770,7 +820,9 @@ FailureOr<KernelOp> RecurrentBuilder::build(StringRef name, bool output) {
     inputScalars.push_back(scalar);
     inputRows.push_back(rows);
   }
-  if (outputKernel) {
+  if (gatesKernel) {
+    buildGatesBody();
+  } else if (outputKernel) {
     scores = alloc({chunk, chunk}, f32Type, MemorySpace::fragment);
     probs = alloc({chunk, chunk}, elt, MemorySpace::fragment);
     out = alloc({chunk, bv}, f32Type, MemorySpace::fragment);
@@ -825,6 +877,7 @@ RecurrentTileConfig metaattn::chooseRecurrentConfig(int64_t keyDim, int64_t valu
     cfg.compactVectorOutput = true;
     cfg.outputStages = 1;
   }
+  cfg.precomputeGates = request.precomputeGates && gate == attn::GateKind::vector;
   // Both kernels must fit the block's shared memory: narrow the output kernel's value tile,
   // then drop stages of the states kernel (sizes the caller set stay).
   while (!request.blockV && cfg.outputBlockV > 16 &&
@@ -909,16 +962,26 @@ int64_t RecurrentTileConfig::sharedBytes(int64_t elementBytes, attn::GateKind ga
   return perStage * stages + gates + staging;
 }
 
-FailureOr<std::pair<KernelOp, KernelOp>>
-metaattn::buildRecurrentKernels(OpBuilder &builder, attn::RecurrentOp op, StringRef statesName,
-                                StringRef outputName, const RecurrentTileConfig &config) {
+int64_t metaattn::recurrentKernelCount(attn::RecurrentOp op, const RecurrentTileConfig &config) {
+  return config.precomputeGates && op.getGateKind() == GateKind::vector ? 3 : 2;
+}
+
+FailureOr<SmallVector<KernelOp>>
+metaattn::buildRecurrentKernels(OpBuilder &builder, attn::RecurrentOp op,
+                                ArrayRef<std::string> names, const RecurrentTileConfig &config) {
+  int64_t count = recurrentKernelCount(op, config);
+  if (static_cast<int64_t>(names.size()) != count)
+    return op.emitOpError() << "expected " << count << " kernel names, got " << names.size();
   OpBuilder::InsertionGuard guard(builder);
-  FailureOr<KernelOp> states = RecurrentBuilder(builder, op, config).build(statesName, false);
-  if (failed(states))
-    return failure();
-  builder.setInsertionPointAfter(*states);
-  FailureOr<KernelOp> output = RecurrentBuilder(builder, op, config).build(outputName, true);
-  if (failed(output))
-    return failure();
-  return std::make_pair(*states, *output);
+  SmallVector<KernelOp> kernels;
+  for (int64_t i = 0; i < count; ++i) {
+    bool gatesOnly = count == 3 && i == 0, output = i == count - 1;
+    FailureOr<KernelOp> kernel =
+        RecurrentBuilder(builder, op, config).build(names[i], output, gatesOnly);
+    if (failed(kernel))
+      return failure();
+    builder.setInsertionPointAfter(*kernel);
+    kernels.push_back(*kernel);
+  }
+  return kernels;
 }

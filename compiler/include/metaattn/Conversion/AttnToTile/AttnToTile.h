@@ -63,6 +63,10 @@ struct RecurrentTileConfig {
   /// blocks fit a multiprocessor (about 104 KB of shared memory instead of 173 KB at
   /// Dk = Dv = 128).
   bool compactVectorOutput = false;
+  /// Vector gates: a gates kernel runs first and writes the cumulative log-gates (gate_mod
+  /// applied, masked, scanned per chunk) to a temporary [B, S, H, padded Dk] f32; the states
+  /// and output kernels read them instead of each transforming and scanning the raw gates.
+  bool precomputeGates = false;
   /// Blocks per multiprocessor each kernel is compiled for (registers capped to allow them).
   int64_t statesBlocksPerSm = 1, outputBlocksPerSm = 1;
   /// Vector gates: the output kernel splits a chunk into this many sub-chunks; only the
@@ -82,6 +86,9 @@ struct RecurrentTileRequest {
   /// Ask for RecurrentTileConfig::compactVectorOutput (vector gates only; on by default:
   /// 20% faster on the H200 at Dk = Dv = 128).
   bool compactVectorOutput = true;
+  /// Ask for RecurrentTileConfig::precomputeGates (vector gates only; off by default: not yet
+  /// timed on the GPU).
+  bool precomputeGates = false;
 };
 
 /// The chunk config of a recurrent op with these head dims and gate kind on `target`; the
@@ -90,13 +97,20 @@ RecurrentTileConfig chooseRecurrentConfig(int64_t keyDim, int64_t valueDim, attn
                                           int64_t elementBytes, const TargetDesc &target,
                                           const RecurrentTileRequest &request = {});
 
-/// The two kernels of the chunked algorithm of `op`. Both take the op's operands and then a
+/// The kernels of the chunked algorithm of `op`, in launch order: with
+/// `config.precomputeGates` (vector gates) a gates kernel, then the states kernel and the output
+/// kernel. Each takes the op's operands; then, with precomputed gates, the cumulative log-gates,
+/// [B, S, H, padded Dk] f32, which the gates kernel writes; then (states and output kernels) a
 /// buffer of the state entering every chunk, [B, H, ceil(S / chunk), padded Dk, Dv] in the
-/// element type; the states kernel writes it (and then the final state, when the op returns
-/// one), the output kernel reads it and writes the output.
-mlir::FailureOr<std::pair<tile::KernelOp, tile::KernelOp>>
-buildRecurrentKernels(mlir::OpBuilder &builder, attn::RecurrentOp op, llvm::StringRef statesName,
-                      llvm::StringRef outputName, const RecurrentTileConfig &config);
+/// element type, which the states kernel writes (and then the final state, when the op returns
+/// one) and the output kernel reads before writing the output. `names` names them, one per
+/// kernel (recurrentKernelCount).
+mlir::FailureOr<llvm::SmallVector<tile::KernelOp>>
+buildRecurrentKernels(mlir::OpBuilder &builder, attn::RecurrentOp op,
+                      llvm::ArrayRef<std::string> names, const RecurrentTileConfig &config);
+
+/// How many kernels buildRecurrentKernels makes for `op` under `config` (2 or 3).
+int64_t recurrentKernelCount(attn::RecurrentOp op, const RecurrentTileConfig &config);
 
 /// Builds the tile.kernel of one attn.combine: blocks of `config.blockM` query rows and
 /// `config.warps` warps, one per (query tile, head, batch entry).
