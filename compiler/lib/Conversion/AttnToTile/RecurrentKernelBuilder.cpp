@@ -578,7 +578,10 @@ void RecurrentBuilder::buildOutputBody() {
 
 void RecurrentBuilder::buildGatesBody() {
   // One chunk of one head: the raw gates (and the row inputs gate_mod reads), through gate_mod,
-  // masked and scanned as the other kernels would, out to the cumulative gates.
+  // masked and scanned as the other kernels would, out to the cumulative gates. The kernels
+  // reading them get zeros past the sequence (where their own scan held the last row's value):
+  // the states kernel takes the last real row's decay and zeroes the exponents past it, and in
+  // the output kernel such rows reach only output rows past the sequence, which are not stored.
   Value t0 = mul(b.create<BlockIdOp>(loc, b.getIndexType(), 0), idx(chunk));
   copyChunkVectors(t0, /*async=*/false);
   b.create<BarrierOp>(loc);
