@@ -13,9 +13,9 @@
 // CHECK-NEXT: #pragma unroll 1
 // CHECK-NEXT: for (int [[K:k[0-9]+]] = 0; [[K]] < 8; ++[[K]]) {
 // CHECK-NEXT: alignas(16) bf16 [[Q:a[0-9]+]][8];
-// CHECK-NEXT: reinterpret_cast<uint4*>([[Q]])[0] = *reinterpret_cast<const uint4*>({{v[0-9]+}}.chunkPtr([[I:v[0-9]+]], [[K]]));
+// CHECK-NEXT: *reinterpret_cast<uint4*>([[Q]]) = *reinterpret_cast<const uint4*>({{v[0-9]+}}.chunkPtr([[I:v[0-9]+]], [[K]]));
 // CHECK-NEXT: alignas(16) bf16 [[KK:a[0-9]+]][8];
-// CHECK-NEXT: reinterpret_cast<uint4*>([[KK]])[0] = *reinterpret_cast<const uint4*>({{v[0-9]+}}.chunkPtr([[J:v[0-9]+]], [[K]]));
+// CHECK-NEXT: *reinterpret_cast<uint4*>([[KK]]) = *reinterpret_cast<const uint4*>({{v[0-9]+}}.chunkPtr([[J:v[0-9]+]], [[K]]));
 // CHECK-NEXT: alignas(16) float [[G:a[0-9]+]][8];
 // CHECK-NEXT: reinterpret_cast<uint4*>([[G]])[0] = *reinterpret_cast<const uint4*>({{v[0-9]+}}.chunkPtr([[I]], [[OFF:v[0-9]+]] / 4 + [[K]] * 2 + 0));
 // CHECK-NEXT: reinterpret_cast<uint4*>([[G]])[1] = *reinterpret_cast<const uint4*>({{v[0-9]+}}.chunkPtr([[I]], [[OFF]] / 4 + [[K]] * 2 + 1));

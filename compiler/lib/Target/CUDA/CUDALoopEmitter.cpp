@@ -108,7 +108,10 @@ static void printSegmentChunks(Printer &p, const Segment &s, const std::string &
     if (s.offset)
       chunk = p.name(s.offset) + " / " + std::to_string(s.chunkElems) + " + " + chunk;
     std::string ptr = p.name(s.tile) + ".chunkPtr(" + p.name(s.row) + ", " + chunk + ")";
-    std::string reg = "reinterpret_cast<uint4*>(" + array + ")[" + std::to_string(q) + "]";
+    // The register side: read from when storing, written when loading.
+    std::string cast = store ? "reinterpret_cast<const uint4*>(" : "reinterpret_cast<uint4*>(";
+    std::string reg =
+        perStep == 1 ? "*" + cast + array + ")" : cast + array + ")[" + std::to_string(q) + "]";
     if (store)
       p.line() << "*reinterpret_cast<uint4*>(" << ptr << ") = " << reg << ";\n";
     else
@@ -134,6 +137,10 @@ std::optional<LogicalResult> Printer::printChunkedParallel(ParallelOp op) {
     auto store = dyn_cast<memref::StoreOp>(inner);
     if (!load && !store)
       return;
+    // A run's loads are issued before the body: one at another row or column offset than the
+    // loop's own counts only where the body reads it unconditionally (a guard could be what
+    // keeps it inside the tile).
+    bool direct = inner->getBlock() == &body;
     Value memref = load ? load.getMemRef() : store.getMemRef();
     ValueRange indices = load ? load.getIndices() : store.getIndices();
     if (!isShared(memref.getType())) {
@@ -145,11 +152,11 @@ std::optional<LogicalResult> Printer::printChunkedParallel(ParallelOp op) {
     FailureOr<std::string> cxx = bufferType(memref);
     std::optional<Value> offset;
     // Loads may also read another row fixed for the whole loop (a reference row).
-    if (indices.size() == 2 && (indices[0] == row || (load && invariant(indices[0]))) &&
+    if (indices.size() == 2 && (indices[0] == row || (load && direct && invariant(indices[0]))) &&
         succeeded(cxx) && StringRef(*cxx).starts_with("metaattn::dev::SmemTile<"))
       offset = columnOffset(indices[1], col, invariant);
     int64_t chunkElems = 128 / cast<MemRefType>(memref.getType()).getElementTypeBitWidth();
-    if (!offset || (*offset && knownMultiple(*offset) % chunkElems != 0)) {
+    if (!offset || (*offset && (!direct || knownMultiple(*offset) % chunkElems != 0))) {
       elsewhere.insert(memref);
       return;
     }
@@ -190,12 +197,7 @@ std::optional<LogicalResult> Printer::printChunkedParallel(ParallelOp op) {
       return op.emitOpError() << "unsupported element type";
     arrays.push_back("a" + std::to_string(counter++));
     line() << "alignas(16) " << *elt << " " << arrays.back() << "[" << lanes << "];\n";
-    if (!mixed && !s.offset) // the one-chunk form
-      line() << "*reinterpret_cast<uint4*>(" << arrays.back()
-             << ") = *reinterpret_cast<const uint4*>(" << name(s.tile) << ".chunkPtr("
-             << name(s.row) << ", " << col0 << "));\n";
-    else
-      printSegmentChunks(*this, s, arrays.back(), lanes, col0, /*store=*/false);
+    printSegmentChunks(*this, s, arrays.back(), lanes, col0, /*store=*/false);
     for (Operation *access : s.accesses)
       chunkedAccesses[access] = arrays.back() + "[" + lane + "]";
   }
@@ -211,13 +213,8 @@ std::optional<LogicalResult> Printer::printChunkedParallel(ParallelOp op) {
   --indent;
   line() << "}\n";
   for (auto [s, array] : llvm::zip(segments, arrays))
-    if (written.contains(s.tile)) {
-      if (!mixed && !s.offset)
-        line() << "*reinterpret_cast<uint4*>(" << name(s.tile) << ".chunkPtr(" << r << ", " << col0
-               << ")) = *reinterpret_cast<const uint4*>(" << array << ");\n";
-      else
-        printSegmentChunks(*this, s, array, lanes, col0, /*store=*/true);
-    }
+    if (written.contains(s.tile))
+      printSegmentChunks(*this, s, array, lanes, col0, /*store=*/true);
   closeStridedLoop(loop);
   return success();
 }
@@ -237,7 +234,10 @@ std::optional<LogicalResult> Printer::printChunkedFor(scf::ForOp loop) {
     if (isa<memref::StoreOp>(inner))
       writes = true;
     auto load = dyn_cast<memref::LoadOp>(inner);
-    if (!load || load.getIndices().size() != 2 || !isShared(load.getMemRef().getType()))
+    // Loads are issued at the start of each chunk: only those the body makes unconditionally
+    // (a guard could be what keeps one inside the tile).
+    if (!load || inner->getBlock() != loop.getBody() || load.getIndices().size() != 2 ||
+        !isShared(load.getMemRef().getType()))
       return;
     std::optional<Value> offset = columnOffset(load.getIndices()[1], iv, invariant);
     Value tile = load.getMemRef(), row = load.getIndices()[0];
