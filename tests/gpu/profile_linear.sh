@@ -4,7 +4,9 @@
 # achieved occupancy; clocks left alone), one line per kernel.
 #   BIN=<dir with static metaattn-run, metaattn-variant> OUT=<dir> bash tests/gpu/profile_linear.sh
 # SHAPES="variant:B:H:Hqk:Dk:Dv:T ..." overrides the shapes; OPTS="<metaattn-run options>" (e.g.
-# "--state-rows=64 --state-warps=4") profiles another configuration.
+# "--state-rows=64 --state-warps=4") profiles another configuration; KERNELS (default 3 for GLA's
+# vector gates, 2 for the others and with --precompute-gates=false) is the number of kernels one
+# run launches.
 set -u
 BIN=${BIN:-build-static/bin}
 OUT=${OUT:-/tmp/metaattn-profile}
@@ -16,6 +18,8 @@ METRICS=gpu__time_duration.sum,sm__throughput.avg.pct_of_peak_sustained_elapsed,
 printf "%-44s %-16s %10s %6s %6s %6s\n" shape kernel us "SM%" "DRAM%" "occ%"
 for spec in $SHAPES; do
   IFS=: read -r variant b h hqk dk dv t <<< "$spec"
+  kernels=${KERNELS:-2}
+  [[ -z "${KERNELS:-}" && $variant == gla && "${OPTS:-}" != *precompute-gates=false* ]] && kernels=3
   ir="$OUT/profile_linear/${variant}_${h}_${dk}_${dv}.mlir"
   "$BIN/metaattn-variant" "$variant" --heads="$h" --kv-heads="$hqk" --dim="$dk" \
     --value-dim="$dv" > "$ir"
@@ -23,8 +27,8 @@ for spec in $SHAPES; do
   "$BIN/metaattn-run" "$ir" --device=gpu --batch="$b" --seq-q="$t" --bench --no-check \
     --iters=2 ${OPTS:-} > /dev/null 2>&1
   csv="$OUT/profile_linear/${variant}_${h}_${dk}_${dv}_b${b}_t${t}.csv"
-  ncu --clock-control none --csv --page raw --print-units base --metrics "$METRICS" --launch-skip 2 \
-    --launch-count 2 "$BIN/metaattn-run" "$ir" --device=gpu --batch="$b" --seq-q="$t" --bench \
+  ncu --clock-control none --csv --page raw --print-units base --metrics "$METRICS" --launch-skip "$kernels" \
+    --launch-count "$kernels" "$BIN/metaattn-run" "$ir" --device=gpu --batch="$b" --seq-q="$t" --bench \
     --no-check --iters=2 ${OPTS:-} > "$csv" 2> "$csv.err"
   python3 - "$csv" "$variant B$b H$h Dk$dk Dv$dv T$t" <<'EOF'
 import csv, sys

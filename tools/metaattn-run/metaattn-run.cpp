@@ -121,9 +121,9 @@ static cl::opt<bool> stagedStateStoresOpt(
 static cl::opt<bool> precomputeGatesOpt(
     cl::cat(runCategory), "precompute-gates",
     cl::desc("attn.recurrent with vector gates (GLA): a gates kernel writes the cumulative "
-             "log-gates once, read by the states and output kernels (default false: not yet "
-             "timed on the GPU)"),
-    cl::init(false));
+             "log-gates once, read by the states and output kernels (default true; false: each "
+             "of them transforms and scans the raw gates)"),
+    cl::init(true));
 static cl::opt<bool> compactVectorOutputOpt(
     cl::cat(runCategory), "compact-vector-output",
     cl::desc("attn.recurrent with vector gates (GLA): the output kernel reuses one pair of "

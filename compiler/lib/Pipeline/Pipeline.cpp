@@ -106,9 +106,8 @@ struct LowerPipelineOptions : public PassPipelineOptions<LowerPipelineOptions> {
   Option<bool> precomputeGates{
       *this, "precompute-gates",
       llvm::cl::desc("attn.recurrent with vector gates: a gates kernel writes the cumulative "
-                     "log-gates once, read by the states and output kernels (default false: "
-                     "not yet timed)"),
-      llvm::cl::init(false)};
+                     "log-gates once, read by the states and output kernels (default true)"),
+      llvm::cl::init(true)};
   Option<bool> compactVectorOutput{
       *this, "compact-vector-output",
       llvm::cl::desc("attn.recurrent with vector gates: the output kernel reuses one pair of "

@@ -4,11 +4,11 @@
 // 109 KB of shared memory (two blocks per multiprocessor); --compact-vector-output=false keeps a
 // tile pair per sub-chunk and two stages in 173 KB (one block). Both hold the diagonal
 // sub-chunks' f32 scores (4 KB).
-// RUN: metaattn-run %s --device=cpu --resource-report | FileCheck %s --check-prefix=COMPACT
-// RUN: metaattn-run %s --device=cpu --resource-report --compact-vector-output=false | FileCheck %s --check-prefix=WIDE
-// With precomputed gates a third kernel (gates: 64 x 128 f32, out through block::storeTile)
-// runs first; the others keep their shared memory.
-// RUN: metaattn-run %s --device=cpu --resource-report --precompute-gates | FileCheck %s --check-prefix=PRE
+// RUN: metaattn-run %s --device=cpu --resource-report --precompute-gates=false | FileCheck %s --check-prefix=COMPACT
+// RUN: metaattn-run %s --device=cpu --resource-report --precompute-gates=false --compact-vector-output=false | FileCheck %s --check-prefix=WIDE
+// With precomputed gates (the default) a third kernel (gates: 64 x 128 f32, out through
+// block::storeTile) runs first; the others keep their shared memory.
+// RUN: metaattn-run %s --device=cpu --resource-report | FileCheck %s --check-prefix=PRE
 // PRE: resources attention_step0 (sm_90a): {{[0-9]+}} registers/thread, {{.*}} 32768 B dynamic shared, 128 threads; gemms: 0 wgmma, 0 mma.sync
 // PRE-NEXT: resources attention_step1 (sm_90a): {{[0-9]+}} registers/thread, {{.*}} 74752 B dynamic shared, 128 threads
 // PRE-NEXT: resources attention_step2 (sm_90a): {{[0-9]+}} registers/thread, {{.*}} 111616 B dynamic shared, 128 threads

@@ -5,16 +5,17 @@
 // token-by-token oracle.
 // RUN: metaattn-run %s --device=cpu --batch=1 --seq-q=70 | FileCheck %s
 // RUN: metaattn-run %s --device=cpu --batch=2 --seq-q=129 --function=gla_vector | FileCheck %s --check-prefix=GLA
-// RUN: metaattn-opt %s --convert-attn-to-tile="compact-vector-output=false" | FileCheck %s --check-prefix=LOWER
+// RUN: metaattn-opt %s --convert-attn-to-tile="compact-vector-output=false precompute-gates=false" | FileCheck %s --check-prefix=LOWER
 // The GLA output kernel without the compact form (a pair of sub-chunk operand tiles per
 // sub-chunk, two stages) against the oracle; the compact one's structure (the default: one
 // pair, reused for the three off-diagonal gemms one after another, and one stage).
 // RUN: metaattn-run %s --device=cpu --batch=2 --seq-q=129 --function=gla_vector --compact-vector-output=false | FileCheck %s --check-prefix=GLA
-// RUN: metaattn-opt %s --convert-attn-to-tile | FileCheck %s --check-prefix=COMPACT
-// Precomputed gates: a gates kernel first (gate_mod, mask, scan, out to a [B, S, H, padded Dk]
-// f32 temporary), then the states and output kernels reading it without scanning again.
-// RUN: metaattn-run %s --device=cpu --batch=2 --seq-q=129 --function=gla_vector --precompute-gates | FileCheck %s --check-prefix=GLA
-// RUN: metaattn-opt %s --convert-attn-to-tile="precompute-gates=true" | FileCheck %s --check-prefix=PRE
+// RUN: metaattn-opt %s --convert-attn-to-tile="precompute-gates=false" | FileCheck %s --check-prefix=COMPACT
+// Precomputed gates (the default): a gates kernel first (gate_mod, mask, scan, out to a
+// [B, S, H, padded Dk] f32 temporary), then the states and output kernels reading it without
+// scanning again; without them each of those kernels transforms and scans the raw gates.
+// RUN: metaattn-run %s --device=cpu --batch=2 --seq-q=129 --function=gla_vector --precompute-gates=false | FileCheck %s --check-prefix=GLA
+// RUN: metaattn-opt %s --convert-attn-to-tile | FileCheck %s --check-prefix=PRE
 // PRE-LABEL: tile.kernel @gla_vector_step0(
 // PRE-SAME: {tile.name = "gate"}, %[[CUM:.*]]: !tile.tensor<?x?x1x192xf32> {tile.name = "cum_gates"})
 // PRE-SAME: tile.bindings = ["arg:0", "arg:1", "arg:2", "arg:3", "temp:0"]

@@ -76,7 +76,10 @@ TEST(RecurrentConfigTest, PrecomputedGatesAreForVectorGatesOnly) {
       chooseRecurrentConfig(128, 128, attn::GateKind::vector, 2, hopper, request).precomputeGates);
   EXPECT_FALSE(
       chooseRecurrentConfig(128, 128, attn::GateKind::token, 2, hopper, request).precomputeGates);
-  EXPECT_FALSE(chooseRecurrentConfig(128, 128, attn::GateKind::vector, 2, hopper).precomputeGates);
+  EXPECT_TRUE(chooseRecurrentConfig(128, 128, attn::GateKind::vector, 2, hopper).precomputeGates);
+  request.precomputeGates = false;
+  EXPECT_FALSE(
+      chooseRecurrentConfig(128, 128, attn::GateKind::vector, 2, hopper, request).precomputeGates);
 }
 
 TEST(RecurrentConfigTest, VectorGatesTakeSixtyFourStateRows) {

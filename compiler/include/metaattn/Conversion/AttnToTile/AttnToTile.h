@@ -86,9 +86,9 @@ struct RecurrentTileRequest {
   /// Ask for RecurrentTileConfig::compactVectorOutput (vector gates only; on by default:
   /// 20% faster on the H200 at Dk = Dv = 128).
   bool compactVectorOutput = true;
-  /// Ask for RecurrentTileConfig::precomputeGates (vector gates only; off by default: not yet
-  /// timed on the GPU).
-  bool precomputeGates = false;
+  /// Ask for RecurrentTileConfig::precomputeGates (vector gates only; on by default: 8-9%
+  /// faster for GLA on the H200, benchmarks/RESULTS.md, twelfth session).
+  bool precomputeGates = true;
 };
 
 /// The chunk config of a recurrent op with these head dims and gate kind on `target`; the

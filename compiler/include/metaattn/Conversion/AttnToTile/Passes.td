@@ -52,9 +52,9 @@ def ConvertAttnToTile : Pass<"convert-attn-to-tile", "::mlir::ModuleOp"> {
     Option<"compactVectorOutput", "compact-vector-output", "bool", "true",
            "attn.recurrent with vector gates: the output kernel reuses one pair of sub-chunk "
            "operand tiles and one stage (two blocks per multiprocessor)">,
-    Option<"precomputeGates", "precompute-gates", "bool", "false",
+    Option<"precomputeGates", "precompute-gates", "bool", "true",
            "attn.recurrent with vector gates: a gates kernel writes the cumulative log-gates "
-           "once; the states and output kernels read them (not yet timed)">,
+           "once; the states and output kernels read them">,
     Option<"stagedStateStores", "staged-state-stores", "bool", "true",
            "attn.recurrent: the states kernel writes each chunk's state through shared "
            "memory in 16-byte row chunks where that keeps its blocks per multiprocessor">,
