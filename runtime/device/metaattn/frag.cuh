@@ -81,6 +81,20 @@ template <class T, int M, int N, int Warps> struct Frag {
   }
 };
 
+/// The four m16n8k16 A-operand registers of k-step `kt` for row tile `mt` of a
+/// 16-bit fragment: sub-tiles (mt, 2 kt) and (mt, 2 kt + 1), two elements per
+/// register (the layout in the file comment). warp::gemmRS and wg::gemmRS both
+/// read their register A operand through this.
+template <class T, int M, int K, int W>
+METAATTN_DEV void packARegs(const Frag<T, M, K, W>& A, int mt, int kt, unsigned (&a)[4]) {
+  using F = Frag<T, M, K, W>;
+  const int e0 = (mt * F::NT + 2 * kt) * 4, e1 = e0 + 4;
+  a[0] = packPair(A[e0 + 0], A[e0 + 1]);
+  a[1] = packPair(A[e0 + 2], A[e0 + 3]);
+  a[2] = packPair(A[e1 + 0], A[e1 + 1]);
+  a[3] = packPair(A[e1 + 2], A[e1 + 3]);
+}
+
 template <int M, int Warps> struct RowVec {
   static_assert(Warps >= 1, "RowVec: Warps must be at least 1");
   static_assert(M % Warps == 0, "RowVec: M must be divisible by Warps");

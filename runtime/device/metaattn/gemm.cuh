@@ -151,13 +151,8 @@ METAATTN_DEV void gemmRS(Frag<float, M, N, W>& C, const Frag<T, M, K, W>& A,
   for (int kt = 0; kt < K / 16; ++kt) {
     unsigned a[FA::MT][4];
 #pragma unroll
-    for (int mt = 0; mt < FA::MT; ++mt) {
-      const int e0 = (mt * FA::NT + 2 * kt) * 4, e1 = e0 + 4;
-      a[mt][0] = packPair(A[e0 + 0], A[e0 + 1]);
-      a[mt][1] = packPair(A[e0 + 2], A[e0 + 3]);
-      a[mt][2] = packPair(A[e1 + 0], A[e1 + 1]);
-      a[mt][3] = packPair(A[e1 + 2], A[e1 + 3]);
-    }
+    for (int mt = 0; mt < FA::MT; ++mt)
+      packARegs(A, mt, kt, a[mt]);
     gemm_detail::kStep<TransB, T>(C, a, B, kt, lane);
   }
 }

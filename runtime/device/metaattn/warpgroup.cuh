@@ -206,13 +206,8 @@ METAATTN_DEV void gemmRS(Frag<float, M, N, W>& C, const Frag<T, M, K, W>& A,
   // the wait: wgmma reads them asynchronously.
   unsigned a[K / 16][4];
 #pragma unroll
-  for (int kt = 0; kt < K / 16; ++kt) {
-    const int e0 = (2 * kt) * 4, e1 = e0 + 4;
-    a[kt][0] = packPair(A[e0 + 0], A[e0 + 1]);
-    a[kt][1] = packPair(A[e0 + 2], A[e0 + 3]);
-    a[kt][2] = packPair(A[e1 + 0], A[e1 + 1]);
-    a[kt][3] = packPair(A[e1 + 2], A[e1 + 3]);
-  }
+  for (int kt = 0; kt < K / 16; ++kt)
+    packARegs(A, 0, kt, a[kt]);
   wg_detail::fenceAll<N>(C.v);
   ptx::wgmmaFence();
 #pragma unroll
