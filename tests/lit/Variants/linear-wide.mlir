@@ -19,6 +19,11 @@
 // PRE-LABEL: tile.kernel @gla_vector_step0(
 // PRE-SAME: {tile.name = "gate"}, %[[CUM:.*]]: !tile.tensor<?x?x1x192xf32> {tile.name = "cum_gates"})
 // PRE-SAME: tile.bindings = ["arg:0", "arg:1", "arg:2", "arg:3", "temp:0"]
+// The raw gates arrive by async copies (every chunk of a thread in flight at once).
+// PRE: tile.copy %arg3[{{.*}}] to %{{.*}} {async,
+// PRE-NEXT: tile.async_commit
+// PRE-NEXT: tile.async_wait 0
+// PRE-NEXT: tile.barrier
 // PRE: math.log
 // PRE: tile.scan
 // PRE: tile.copy %{{.*}} to %[[CUM]][

@@ -582,8 +582,12 @@ void RecurrentBuilder::buildGatesBody() {
   // reading them get zeros past the sequence (where their own scan held the last row's value):
   // the states kernel takes the last real row's decay and zeroes the exponents past it, and in
   // the output kernel such rows reach only output rows past the sequence, which are not stored.
+  // The copies are async so that all of a thread's chunks are in flight at once (a
+  // synchronous copy loads and stores one 16-byte chunk after another).
   Value t0 = mul(b.create<BlockIdOp>(loc, b.getIndexType(), 0), idx(chunk));
-  copyChunkVectors(t0, /*async=*/false);
+  copyChunkVectors(t0, /*async=*/true);
+  b.create<AsyncCommitOp>(loc);
+  b.create<AsyncWaitOp>(loc, 0);
   b.create<BarrierOp>(loc);
   loadGates(t0);
   b.create<CopyOp>(loc, gates, ValueRange{}, cumGatesParam, ValueRange{batch, t0, head, idx(0)},
