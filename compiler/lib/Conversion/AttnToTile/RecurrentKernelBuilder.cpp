@@ -1,6 +1,9 @@
 //===- RecurrentKernelBuilder.cpp - attn.recurrent as a chunked tile.kernel --===//
 //
-// The chunked algorithm of linear attention, as two kernels. The states kernel gives one
+// The chunked algorithm of linear attention, as two kernels (three with vector gates, by
+// default: a gates kernel first applies gate_mod to the raw gates, masks and scans them per
+// chunk, and writes the cumulative log-gates, [B, S, H, padded Dk] f32, which the other two
+// read instead of each transforming and scanning them again). The states kernel gives one
 // block to each (batch b, head h, tile of BK key rows x BV value columns of the state); it
 // walks the sequence in chunks of C tokens, keeping its part of the state S (BK x BV, f32) in
 // registers, and writes the state entering every chunk to a buffer [B, H, ceil(S / C), Dk, Dv]
