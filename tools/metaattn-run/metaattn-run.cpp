@@ -209,6 +209,9 @@ int main(int argc, char **argv) {
   DialectRegistry registry;
   registerMetaAttnDialects(registry);
   MLIRContext context(registry);
+  // A diagnostic names the op by its location in the input file; MLIR's default note that
+  // prints the whole op in generic form (a screenful for an attention op) is left out.
+  context.printOpOnDiagnostic(false);
   std::string error;
   auto buffer = openInputFile(inputFile, &error);
   if (!buffer) {

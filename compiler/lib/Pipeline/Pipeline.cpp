@@ -191,6 +191,16 @@ static LogicalResult readBindings(tile::KernelOp kernel, LoweredKernel &lowered)
   return success();
 }
 
+/// `file:line:col` for a location in a source file (as compilers print it), else the location
+/// as MLIR prints it.
+static void printDiagnosticLocation(llvm::raw_ostream &os, Location loc) {
+  if (auto file = loc->findInstanceOf<FileLineColLoc>()) {
+    os << file.getFilename().getValue() << ":" << file.getLine() << ":" << file.getColumn();
+    return;
+  }
+  os << loc;
+}
+
 rt::StatusOr<std::vector<LoweredKernel>> metaattn::lowerToCuda(ModuleOp module,
                                                                const PipelineOptions &options) {
   std::string diagnostics;
@@ -198,9 +208,13 @@ rt::StatusOr<std::vector<LoweredKernel>> metaattn::lowerToCuda(ModuleOp module,
   ScopedDiagnosticHandler handler(module.getContext(), [&](Diagnostic &diag) {
     if (diag.getSeverity() == DiagnosticSeverity::Error ||
         diag.getSeverity() == DiagnosticSeverity::Warning) {
-      diagOs << diag.getLocation() << ": " << diag << "\n";
-      for (Diagnostic &note : diag.getNotes())
-        diagOs << note.getLocation() << ": note: " << note << "\n";
+      printDiagnosticLocation(diagOs, diag.getLocation());
+      diagOs << (diag.getSeverity() == DiagnosticSeverity::Error ? ": error: " : ": warning: ")
+             << diag << "\n";
+      for (Diagnostic &note : diag.getNotes()) {
+        printDiagnosticLocation(diagOs, note.getLocation());
+        diagOs << ": note: " << note << "\n";
+      }
     }
     return success();
   });

@@ -4,6 +4,8 @@
 // RUN: not metaattn-run %S/no-such-file.mlir --device=cpu 2>&1 | FileCheck %s --check-prefix=MISSING
 // RUN: not metaattn-run %s --device=cpu --batch=0 2>&1 | FileCheck %s --check-prefix=BATCH
 // RUN: not metaattn-run %S/../../../frontend/variants/differential.mlir --device=cpu --load-inputs=%t 2>&1 | FileCheck %s --check-prefix=LOAD
+// A tile config the chunked kernels cannot take is an error on the op, without a dump of it.
+// RUN: not metaattn-run %S/../../../frontend/variants/linear.mlir --device=cpu --function=gla_vector --block-n=24 2>&1 | FileCheck %s --check-prefix=CONFIG
 
 // OPT: bad-input.mlir:[[@LINE+3]]:{{[0-9]+}}: error: 'attn.attention' op query heads (6) must be a multiple of kv heads (4)
 // RUNNER: bad-input.mlir:[[@LINE+2]]:{{[0-9]+}}: error: 'attn.attention' op query heads (6) must be a multiple of kv heads (4)
@@ -27,3 +29,5 @@ func.func @gqa(%q: tensor<?x?x6x64xbf16>, %k: tensor<?x?x4x64xbf16>, %v: tensor<
 // MISSING: metaattn-run: cannot open input file '{{.*}}no-such-file.mlir'
 // BATCH: metaattn-run: batch and lengths must be at least 1
 // LOAD: metaattn-run: differential_causal: --load-inputs needs a function of one attention whose first arguments are q, k, v
+// CONFIG: linear.mlir:{{[0-9]+}}:{{[0-9]+}}: error: 'attn.recurrent' op chunk config needs {{.*}} value tile 24, warps 4
+// CONFIG-NOT: see current operation
