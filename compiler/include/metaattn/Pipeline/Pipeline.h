@@ -39,7 +39,7 @@ struct PipelineOptions {
   /// 20% faster on the H200 at Dk = Dv = 128, benchmarks/RESULTS.md).
   bool compactVectorOutput = true;
   /// attn.recurrent with vector gates: a gates kernel writes the cumulative log-gates once,
-  /// read by the states and output kernels (on by default: 8-9% faster for GLA on the H200).
+  /// read by the states and output kernels (on by default: 7-8% faster for GLA on the H200).
   bool precomputeGates = true;
   /// A tuning file (metaattn/Pipeline/Tuning.h) whose entries for the target set the tile
   /// sizes of the attentions it knows (lowerToCuda applies it); empty: none. The sizes above,

@@ -86,7 +86,7 @@ struct RecurrentTileRequest {
   /// Ask for RecurrentTileConfig::compactVectorOutput (vector gates only; on by default:
   /// 20% faster on the H200 at Dk = Dv = 128).
   bool compactVectorOutput = true;
-  /// Ask for RecurrentTileConfig::precomputeGates (vector gates only; on by default: 8-9%
+  /// Ask for RecurrentTileConfig::precomputeGates (vector gates only; on by default: 7-8%
   /// faster for GLA on the H200, benchmarks/RESULTS.md, twelfth session).
   bool precomputeGates = true;
 };
