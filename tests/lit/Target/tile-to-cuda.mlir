@@ -28,8 +28,10 @@
 // CHECK-NOT: wgmma
 
 // On sm_90a (the default) the kernel is warp-specialised: a producer warpgroup (threads
-// 256..383, one thread issuing) copies 128-row K and V tiles by TMA into a two-stage ring on
-// 1024-byte aligned shared memory, announced on "full" mbarriers; two consumer warpgroups of 64
+// 256..383, one thread issuing) first copies the query tile by TMA (its own mbarrier, which the
+// consumers wait on where they loaded it before), then 128-row K and V tiles into a two-stage
+// ring on 1024-byte aligned shared memory (mbarrier arrays 16-byte aligned after the rings),
+// announced on "full" mbarriers; two consumer warpgroups of 64
 // query rows wait for a stage, run both gemms as warpgroup wgmma calls and release the stage on
 // its "empty" mbarrier, one arrival per warp. The producer gives registers to the consumers
 // (setmaxnreg), consumers synchronise among themselves with a named barrier, and the TMA
@@ -40,33 +42,40 @@
 // HOPPER: __launch_bounds__(384, 1) causal(
 // HOPPER: const metaattn::dev::TensorRef<4> o,
 // HOPPER-NEXT: const __grid_constant__ metaattn::dev::TmaDesc tmap0,
-// HOPPER-NEXT: const __grid_constant__ metaattn::dev::TmaDesc tmap1) {
+// HOPPER-NEXT: const __grid_constant__ metaattn::dev::TmaDesc tmap1,
+// HOPPER-NEXT: const __grid_constant__ metaattn::dev::TmaDesc tmap2) {
 // HOPPER: extern __shared__ __align__(1024) unsigned char smem_raw[];
 // HOPPER-NEXT: unsigned char* const smem = smem_raw + ((1024u - (metaattn::dev::detail::sharedAddr(smem_raw) & 1023u)) & 1023u);
 // HOPPER: metaattn::dev::SmemTile<bf16, 128, 64, 2> [[KS:v[0-9]+]](smem + 0);
 // HOPPER: metaattn::dev::SmemTile<bf16, 128, 64, 2> [[VS:v[0-9]+]](smem + 32768);
 // HOPPER: metaattn::dev::SmemVec<long long, 2> [[KFULL:v[0-9]+]](smem + 65536);
-// HOPPER: metaattn::dev::SmemVec<long long, 2> [[KEMPTY:v[0-9]+]](smem + 66560);
+// HOPPER: metaattn::dev::SmemVec<long long, 2> [[KEMPTY:v[0-9]+]](smem + 65552);
 // HOPPER: metaattn::dev::mbar::init(&[[KFULL]][i], 1);
 // HOPPER: metaattn::dev::mbar::init(&[[KEMPTY]][i], 8);
-// HOPPER: metaattn::dev::SmemVec<long long, 2> [[VFULL:v[0-9]+]](smem + 67584);
-// HOPPER: metaattn::dev::SmemVec<long long, 2> [[VEMPTY:v[0-9]+]](smem + 68608);
+// HOPPER: metaattn::dev::SmemVec<long long, 2> [[VFULL:v[0-9]+]](smem + 65568);
+// HOPPER: metaattn::dev::SmemVec<long long, 2> [[VEMPTY:v[0-9]+]](smem + 65584);
+// HOPPER: metaattn::dev::SmemVec<long long, 1> [[QFULL:v[0-9]+]](smem + 65600);
+// HOPPER: metaattn::dev::mbar::init(&[[QFULL]][i], 1);
 // HOPPER: metaattn::dev::block::barrierAsyncProxy();
-// HOPPER: if ((int)threadIdx.x >= 256) {  // tile.warp_specialize producer
+// HOPPER-NEXT: metaattn::dev::SmemTile<bf16, 128, 64> [[QS:v[0-9]+]](smem + 66560);
+// HOPPER-NEXT: if ((int)threadIdx.x >= 256) {  // tile.warp_specialize producer
 // HOPPER-NEXT: metaattn::dev::wg::setMaxRegs<false, 24>();
 // HOPPER-NEXT: if ((int)threadIdx.x == 256) {
+// HOPPER: metaattn::dev::mbar::arriveExpectTx(&[[QFULL]][[[ZERO:v[0-9]+]]], 16384);
+// HOPPER: metaattn::dev::tma::loadTile([[QS]], tmap0, {{origin[0-9]+}}, &[[QFULL]][[[ZERO]]]);
+// HOPPER: for (
 // HOPPER: metaattn::dev::mbar::wait(&[[KEMPTY]][[[SLOT:v[0-9]+]]], {{v[0-9]+}});
 // HOPPER-NEXT: metaattn::dev::mbar::arriveExpectTx(&[[KFULL]][[[SLOT]]], 16384);
-// HOPPER: metaattn::dev::tma::loadTile({{v[0-9]+}}, tmap0, {{origin[0-9]+}}, &[[KFULL]][[[SLOT]]]);
+// HOPPER: metaattn::dev::tma::loadTile({{v[0-9]+}}, tmap1, {{origin[0-9]+}}, &[[KFULL]][[[SLOT]]]);
 // HOPPER: metaattn::dev::mbar::wait(&[[VEMPTY]][[[SLOT]]], {{v[0-9]+}});
 // HOPPER-NEXT: metaattn::dev::mbar::arriveExpectTx(&[[VFULL]][[[SLOT]]], 16384);
-// HOPPER: metaattn::dev::tma::loadTile({{v[0-9]+}}, tmap1, {{origin[0-9]+}}, &[[VFULL]][[[SLOT]]]);
+// HOPPER: metaattn::dev::tma::loadTile({{v[0-9]+}}, tmap2, {{origin[0-9]+}}, &[[VFULL]][[[SLOT]]]);
 // HOPPER: } else {  // tile.warp_specialize consumer
 // HOPPER-NEXT: metaattn::dev::wg::setMaxRegs<true, 240>();
-// HOPPER: metaattn::dev::SmemTile<bf16, 128, 64> [[QS:v[0-9]+]](smem + 69632);
 // HOPPER: metaattn::dev::Frag<float, 128, 128, 8> [[S:v[0-9]+]];
-// HOPPER: metaattn::dev::block::loadTile<256>([[QS]], q,
-// HOPPER: metaattn::dev::ptx::fenceProxyAsyncShared();
+// HOPPER-NOT: loadTile
+// HOPPER: metaattn::dev::mbar::wait(&[[QFULL]][[[ZERO]]], [[ZERO]]);
+// HOPPER-NEXT: metaattn::dev::ptx::fenceProxyAsyncShared();
 // HOPPER-NEXT: metaattn::dev::block::namedBarrier<1, 256>();
 // The score gemm is issued without waiting; the previous tile's output gemm runs behind it
 // (tile-gemm-overlap) and is retired before the output is rescaled.

@@ -7,6 +7,8 @@
 // stages, full barriers expecting one arrival (plus the bytes), empty barriers expecting one
 // arrival per consumer warp, a producer that recomputes the bounds and issues TMA copies, and
 // consumers that wait on full and release on empty. The kernel gains a producer warpgroup.
+// The Q tile, copied once before the loop and only read by gemms, is the producer's first TMA
+// copy (on a barrier of its own); the consumers wait for it where they copied it.
 // CHECK-LABEL: tile.kernel @ws
 // CHECK-SAME: threads = 384
 // CHECK: %[[RING:.*]] = tile.alloc : memref<3x64x128xbf16, #tile.space<shared>>
@@ -14,9 +16,14 @@
 // CHECK: %[[EMPTY:.*]] = tile.alloc : memref<3xi64, #tile.space<shared>>
 // CHECK: tile.mbarrier_init %[[FULL]], 1
 // CHECK: tile.mbarrier_init %[[EMPTY]], 8
+// CHECK: %[[QFULL:.*]] = tile.alloc : memref<1xi64, #tile.space<shared>>
+// CHECK: tile.mbarrier_init %[[QFULL]], 1
 // CHECK: tile.barrier
+// CHECK: %[[QS:.*]] = tile.alloc : memref<128x128xbf16, #tile.space<shared>>
 // CHECK: tile.warp_specialize producer {
 // CHECK: %[[HI:.*]] = tile.dim %arg1, 0
+// CHECK: tile.mbarrier_arrive_expect_tx %[[QFULL]][%{{.*}}], 32768
+// CHECK: tile.tma_copy %arg0[%{{.*}}, %{{.*}}] to %[[QS]], %[[QFULL]][%{{.*}}] {dims = array<i64: 0, 1>}
 // CHECK: scf.for %[[J:.*]] = %{{.*}} to %[[HI]]
 // CHECK: %[[SLOT:.*]] = arith.remui %{{.*}}, %{{.*}}
 // CHECK: %[[ROUND:.*]] = arith.divui %{{.*}}, %{{.*}}
@@ -28,13 +35,16 @@
 // CHECK: tile.tma_copy %arg1[%{{.*}}, %{{.*}}] to %[[ST]], %[[FULL]][%[[SLOT]]] {dims = array<i64: 0, 1>}
 // CHECK-NOT: tile.gemm
 // CHECK: } consumer {
+// CHECK-NOT: tile.copy
+// CHECK: tile.mbarrier_wait %[[QFULL]][%[[Z:.*]]], %[[Z]]
+// CHECK-NEXT: tile.barrier
 // CHECK: scf.for
 // CHECK: %[[CSLOT:.*]] = arith.remui %{{.*}}, %{{.*}}
 // CHECK: %[[CROUND:.*]] = arith.divui %{{.*}}, %{{.*}}
 // CHECK: %[[CPAR:.*]] = arith.andi %[[CROUND]], %{{.*}}
 // CHECK: %[[CST:.*]] = tile.stage %[[RING]][%[[CSLOT]]]
 // CHECK: tile.mbarrier_wait %[[FULL]][%[[CSLOT]]], %[[CPAR]]
-// CHECK-NEXT: tile.gemm %{{.*}}, %[[CST]], %{{.*}} {transpose_b}
+// CHECK-NEXT: tile.gemm %[[QS]], %[[CST]], %{{.*}} {transpose_b}
 // CHECK-NEXT: tile.mbarrier_arrive %[[EMPTY]][%[[CSLOT]]]
 // CHECK: }
 // CHECK-NOT: tile.pipelined
@@ -53,6 +63,33 @@ tile.kernel @ws(%q: !tile.tensor<?x128xbf16>, %k: !tile.tensor<?x128xbf16>) attr
   tile.copy %q[%c0, %c0] to %qs {dims = array<i64: 0, 1>} : !tile.tensor<?x128xbf16> to memref<128x128xbf16, #tile.space<shared>>
   tile.barrier
   tile.pipelined %j = %c0 to %n stages 3 {
+    %kv0 = arith.muli %j, %c64 : index
+    tile.copy %k[%kv0, %c0] to %ks {dims = array<i64: 0, 1>} : !tile.tensor<?x128xbf16> to memref<64x128xbf16, #tile.space<shared>>
+    tile.gemm %qs, %ks, %s {transpose_b} : memref<128x128xbf16, #tile.space<shared>>, memref<64x128xbf16, #tile.space<shared>>, memref<128x64xf32, #tile.space<fragment>>
+  }
+  tile.return
+}
+
+// -----
+
+// A tile before the loop that the consumers also write (here: zeroed before the copy of a
+// partial window) stays a copy of the consumers.
+// CHECK-LABEL: tile.kernel @q_written
+// CHECK: } consumer {
+// CHECK: tile.fill %[[QW:.*]], %{{.*}}
+// CHECK-NEXT: tile.copy %arg0[%{{.*}}, %{{.*}}] to %[[QW]]
+tile.kernel @q_written(%q: !tile.tensor<?x64xbf16>, %k: !tile.tensor<?x128xbf16>) attributes {grid = array<i64: 0, 0, 128, -1, 0, 1, -1, 0, 1>, threads = 256 : i64} {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %zero = arith.constant 0.0 : bf16
+  %qs = tile.alloc : memref<128x128xbf16, #tile.space<shared>>
+  %ks = tile.alloc : memref<64x128xbf16, #tile.space<shared>>
+  %s = tile.alloc : memref<128x64xf32, #tile.space<fragment>>
+  %n = tile.dim %k, 0 : !tile.tensor<?x128xbf16>
+  tile.fill %qs, %zero : memref<128x128xbf16, #tile.space<shared>>, bf16
+  tile.copy %q[%c0, %c0] to %qs {dims = array<i64: 0, 1>} : !tile.tensor<?x64xbf16> to memref<128x128xbf16, #tile.space<shared>>
+  tile.barrier
+  tile.pipelined %j = %c0 to %n stages 2 {
     %kv0 = arith.muli %j, %c64 : index
     tile.copy %k[%kv0, %c0] to %ks {dims = array<i64: 0, 1>} : !tile.tensor<?x128xbf16> to memref<64x128xbf16, #tile.space<shared>>
     tile.gemm %qs, %ks, %s {transpose_b} : memref<128x128xbf16, #tile.space<shared>>, memref<64x128xbf16, #tile.space<shared>>, memref<128x64xf32, #tile.space<fragment>>

@@ -86,7 +86,7 @@ TEST_P(NvrtcLowering, CompilesForSm90aWithTensorCoreInstructions) {
     EXPECT_NE(ptx.find("setmaxnreg.dec.sync.aligned.u32 24"), std::string::npos);
     EXPECT_NE(ptx.find("setmaxnreg.inc.sync.aligned.u32 240"), std::string::npos);
     EXPECT_EQ(kernel.signature.threads, 384);
-    EXPECT_EQ(kernel.signature.tensorMaps.size(), 2u) << "one TMA map each for K and V";
+    EXPECT_EQ(kernel.signature.tensorMaps.size(), 3u) << "one TMA map each for Q, K and V";
   } else {
     std::string mma =
         "mma.sync.aligned.m16n8k16.row.col.f32." + c.shape.dtype + "." + c.shape.dtype + ".f32";

@@ -44,7 +44,8 @@ TileConfig metaattn::chooseTileConfig(int64_t headDim, int64_t valueDim, int64_t
     config.warps = 8;
     config.blockN = std::max(config.paddedDim, config.paddedValueDim) <= 128 ? 128 : 64;
     config.stages = 2;
-    // The emitter adds up to 1 KB to align the shared base and 1 KB per mbarrier array.
+    // The emitter adds up to 1 KB to align the shared base; the mbarrier arrays (16 bytes
+    // apart) and the 1024-byte alignment of the tile after them take up to 2 KB more.
     constexpr int64_t kAlignmentAndBarriers = 3 * 1024;
     while (config.stages > 1 &&
            config.sharedBytes(elementBytes) + kAlignmentAndBarriers > target.sharedBytesPerBlock)

@@ -341,9 +341,12 @@ LogicalResult Printer::printTileOp(Operation *op) {
     if (isShared(alloc.getBuffer().getType())) {
       MemRefType memref = alloc.getBuffer().getType();
       int64_t bytes = memref.getNumElements() * memref.getElementTypeBitWidth() / 8;
+      // Tiles start at the swizzle's alignment; vectors (and mbarrier arrays) at 16 bytes.
+      int64_t align = memref.getRank() >= 2 ? sharedAlignment() : 16;
+      sharedBytes = (sharedBytes + align - 1) / align * align;
       line() << *type << " " << var << "(smem + " << sharedBytes << ");  // tile.alloc shared, "
              << bytes << " bytes\n";
-      sharedBytes += (bytes + sharedAlignment() - 1) / sharedAlignment() * sharedAlignment();
+      sharedBytes += bytes;
     } else {
       line() << *type << " " << var << ";  // tile.alloc fragment\n";
     }

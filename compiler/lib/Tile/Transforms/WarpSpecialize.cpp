@@ -63,7 +63,29 @@ struct Plan {
   /// Top-level ops of the kernel the producer recomputes (loop bounds, copy origins).
   SmallVector<Operation *> slice;
   SmallVector<CopyOp> copies;
+  /// Copies before the loop (the query tile) that the producer issues by TMA first; the
+  /// consumers wait for them on their own mbarrier where the copy was.
+  SmallVector<CopyOp> prologueCopies;
 };
+
+/// Adds to `slice` the pure top-level ops that `values` depend on, or returns false (and
+/// leaves `slice` as it was) if one of them cannot be recomputed by the producer.
+bool extendSlice(ArrayRef<Value> values, Block &body, llvm::SetVector<Operation *> &slice) {
+  llvm::SetVector<Operation *> added;
+  SmallVector<Value> worklist(values.begin(), values.end());
+  while (!worklist.empty()) {
+    Value v = worklist.pop_back_val();
+    Operation *def = v.getDefiningOp();
+    if (!def || slice.contains(def) || added.contains(def))
+      continue; // kernel parameters are visible everywhere
+    if (def->getBlock() != &body || !isPure(def) || def->getNumRegions() != 0)
+      return false;
+    added.insert(def);
+    llvm::append_range(worklist, def->getOperands());
+  }
+  slice.insert(added.begin(), added.end());
+  return true;
+}
 
 /// Fills `plan` for `kernel`, or says why it cannot be warp-specialised.
 std::string analyse(KernelOp kernel, Plan &plan) {
@@ -107,16 +129,26 @@ std::string analyse(KernelOp kernel, Plan &plan) {
     return "the loop prefetches nothing";
   // The producer recomputes everything those values depend on: pure top-level ops only.
   llvm::SetVector<Operation *> slice;
-  SmallVector<Value> worklist(needed.begin(), needed.end());
-  while (!worklist.empty()) {
-    Value v = worklist.pop_back_val();
-    Operation *def = v.getDefiningOp();
-    if (!def || slice.contains(def))
-      continue; // kernel parameters are visible everywhere
-    if (def->getBlock() != &body || !isPure(def) || def->getNumRegions() != 0)
-      return "the loop bounds or copy origins depend on an op the producer cannot recompute";
-    slice.insert(def);
-    llvm::append_range(worklist, def->getOperands());
+  if (!extendSlice(needed.getArrayRef(), body, slice))
+    return "the loop bounds or copy origins depend on an op the producer cannot recompute";
+  // Synchronous copies before the loop whose tile TMA can load and whose origin the producer
+  // can compute move to the producer too (the query tile): it is then in flight together with
+  // the first kv tiles instead of loaded by the consumers before they wait for those.
+  for (Operation &op : body) {
+    if (&op == loop.getOperation())
+      break;
+    auto copy = dyn_cast<CopyOp>(op);
+    if (!copy || copy.getAsync() || !isa<GlobalTensorType>(copy.getSource().getType()) ||
+        !whyNotTma(copy, body).empty())
+      continue;
+    // Only read after the copy, and only by gemms (the wait stands where the copy was).
+    bool onlyGemmReads = llvm::all_of(copy.getDest().getUsers(), [&](Operation *user) {
+      auto gemm = dyn_cast<GemmOp>(user);
+      return user == copy.getOperation() || (gemm && gemm.getC() != copy.getDest());
+    });
+    SmallVector<Value> origin(copy.getSourceIndices());
+    if (onlyGemmReads && extendSlice(origin, body, slice))
+      plan.prologueCopies.push_back(copy);
   }
   for (Operation &op : body)
     if (slice.contains(&op))
@@ -156,8 +188,17 @@ public:
       b.create<MbarrierInitOp>(loc, pair.full, 1);
       b.create<MbarrierInitOp>(loc, pair.empty, consumers / 32);
     }
+    // One single-use mbarrier per copy before the loop.
+    auto oneBarrier = getBufferType(b.getContext(), {1}, b.getI64Type(), MemorySpace::shared);
+    for (CopyOp copy : plan.prologueCopies) {
+      prologueBarriers.push_back(b.create<AllocOp>(loc, oneBarrier, nullptr));
+      b.create<MbarrierInitOp>(loc, prologueBarriers.back(), 1);
+    }
     b.create<BarrierOp>(loc);
     auto ws = b.create<WarpSpecializeOp>(loc, consumers);
+    // Their tiles are written by the producer and read by the consumers.
+    for (CopyOp copy : plan.prologueCopies)
+      copy.getDest().getDefiningOp()->moveBefore(ws);
     for (Region *region : {&ws.getProducer(), &ws.getConsumer()}) {
       region->push_back(new Block());
       OpBuilder::atBlockEnd(&region->front()).create<YieldOp>(loc);
@@ -171,6 +212,12 @@ public:
                                     body.getTerminator()->getIterator());
     buildProducer(ws.getProducer().front());
     buildConsumerLoop();
+    for (auto [copy, barrier] : llvm::zip(plan.prologueCopies, prologueBarriers)) {
+      b.setInsertionPoint(copy);
+      Value zero = idx(0); // the barrier's only slot, and its first phase
+      b.create<MbarrierWaitOp>(loc, barrier, zero, zero);
+      copy.erase();
+    }
     for (auto &[original, multi] : ring)
       if (original.use_empty())
         original.getDefiningOp()->erase();
@@ -198,6 +245,16 @@ private:
     IRMapping mapping;
     for (Operation *op : plan.slice)
       b.clone(*op, mapping);
+    for (auto [copy, barrier] : llvm::zip(plan.prologueCopies, prologueBarriers)) {
+      auto type = cast<MemRefType>(copy.getDest().getType());
+      Value slot = idx(0);
+      b.create<MbarrierExpectTxOp>(loc, barrier, slot, type.getNumElements() * 2);
+      SmallVector<Value> indices;
+      for (Value v : copy.getSourceIndices())
+        indices.push_back(mapping.lookupOrDefault(v));
+      b.create<TmaCopyOp>(loc, copy.getSource(), indices, copy.getDest(), barrier, slot,
+                          *copy.getDims());
+    }
     Value lo = mapping.lookupOrDefault(plan.loop.getLower());
     Value hi = mapping.lookupOrDefault(plan.loop.getUpper());
     auto forOp = b.create<scf::ForOp>(loc, lo, hi, idx(1));
@@ -294,6 +351,7 @@ private:
   int64_t stages;
   llvm::MapVector<Value, Value> ring;       // single-stage buffer -> ring of stages
   llvm::DenseMap<Value, Barriers> barriers; // single-stage buffer -> its ring's mbarriers
+  SmallVector<Value> prologueBarriers;      // one per plan.prologueCopies
 };
 
 struct TileWarpSpecializePass
