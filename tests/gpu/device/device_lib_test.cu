@@ -685,11 +685,12 @@ __global__ void kMath(const float* x, float* y, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n)
     return;
-  y[5 * i + 0] = metaattn::dev::exp(x[i]);
-  y[5 * i + 1] = exp2Approx(x[i]);
-  y[5 * i + 2] = metaattn::dev::log(std::fabs(x[i]));
-  y[5 * i + 3] = metaattn::dev::tanh(x[i] * 0.1f);
-  y[5 * i + 4] = metaattn::dev::max(x[i], negInf());
+  y[6 * i + 0] = metaattn::dev::exp(x[i]);
+  y[6 * i + 1] = exp2Approx(x[i]);
+  y[6 * i + 2] = metaattn::dev::log(std::fabs(x[i]));
+  y[6 * i + 3] = metaattn::dev::tanh(x[i] * 0.1f);
+  y[6 * i + 4] = metaattn::dev::max(x[i], negInf());
+  y[6 * i + 5] = metaattn::dev::expSub(x[i], 37.5f);
 }
 
 void testMath() {
@@ -697,33 +698,43 @@ void testMath() {
   std::vector<float> x(n);
   for (int i = 0; i < n; ++i)
     x[i] = -80.f + 160.f * i / (n - 1) + 1e-3f;
-  DevBuf<float> dx(x), dy(5 * n);
+  DevBuf<float> dx(x), dy(6 * n);
   kMath<<<(n + 127) / 128, 128>>>(dx.p, dy.p, n);
   CUDA_CHECK(cudaDeviceSynchronize());
   auto y = dy.down();
-  double eExp = 0, eExp2 = 0, eLog = 0, eTanh = 0;
+  double eExp = 0, eExp2 = 0, eLog = 0, eTanh = 0, eSub = 0;
   int badMax = 0;
   for (int i = 0; i < n; ++i) {
     double xi = x[i];
     // Documented bounds: exp rel <= 2^-22 + |x| 2^-24 (x2 margin); ex2 rel
     // 2^-22 (x2); log abs <= 2^-21 + rel 2^-22; tanh.approx rel 2^-11 (x2).
-    eExp = std::max(eExp, std::fabs(y[5 * i] - std::exp(xi)) / std::exp(xi) /
+    eExp = std::max(eExp, std::fabs(y[6 * i] - std::exp(xi)) / std::exp(xi) /
                               (2 * (std::ldexp(1.0, -22) + std::fabs(xi) * std::ldexp(1.0, -24))));
-    eExp2 = std::max(eExp2, std::fabs(y[5 * i + 1] - std::exp2(xi)) / std::exp2(xi) /
+    eExp2 = std::max(eExp2, std::fabs(y[6 * i + 1] - std::exp2(xi)) / std::exp2(xi) /
                                 (2 * std::ldexp(1.0, -22)));
     double lw = std::log(std::fabs(xi));
-    eLog = std::max(eLog, std::fabs(y[5 * i + 2] - lw) /
+    eLog = std::max(eLog, std::fabs(y[6 * i + 2] - lw) /
                               (std::ldexp(1.0, -21) + std::ldexp(1.0, -22) * std::fabs(lw)));
     double tw = std::tanh(xi * 0.1f);
     eTanh = std::max(eTanh,
-                     std::fabs(y[5 * i + 3] - tw) / (std::ldexp(1.0, -10) * std::fabs(tw) + 1e-6));
-    badMax += y[5 * i + 4] != x[i];
+                     std::fabs(y[6 * i + 3] - tw) / (std::ldexp(1.0, -10) * std::fabs(tw) + 1e-6));
+    badMax += y[6 * i + 4] != x[i];
+    // expSub(a, b): ex2's 2^-22 plus the roundings of b*log2e and of the fma, |b| 2^-24 and
+    // |a - b| 2^-24 in the exponent (x2 margin).
+    double es = std::exp(xi - 37.5);
+    if (xi - 37.5 < -87) // below 2^-126: flushed to zero (-ftz), as documented
+      continue;
+    eSub = std::max(eSub, std::fabs(y[6 * i + 5] - es) / es /
+                              (2 * (std::ldexp(1.0, -22) +
+                                    (std::fabs(xi - 37.5) + 37.5) * std::ldexp(1.0, -24))));
   }
   report("exp (exp2Approx(x*log2e)) on [-80,80]", eExp <= 1, fmtErr(eExp, 1) + " (x bound)");
   report("exp2Approx on [-80,80]", eExp2 <= 1, fmtErr(eExp2, 1) + " (x bound)");
   report("log on |x| in [1e-3,80]", eLog <= 1, fmtErr(eLog, 1) + " (x bound)");
   report("tanh (tanh.approx)", eTanh <= 1, fmtErr(eTanh, 1) + " (x bound)");
   report("max(x, negInf())", badMax == 0);
+  report("expSub(a, b) (one fma) on a in [-49.5,80], b = 37.5", eSub <= 1,
+         fmtErr(eSub, 1) + " (x bound)");
 }
 
 __global__ void kSpecials(float* y) {
@@ -734,16 +745,21 @@ __global__ void kSpecials(float* y) {
   y[4] = toFloat(fromFloat<bf16>(1.00390625f)); // tie: rounds to even (1.0)
   y[5] = toFloat(fromFloat<fp16>(0.1f));
   y[6] = toFloat(fromFloat<bf16>(3.0e38f));
+  y[7] = metaattn::dev::expSub(negInf(), 0.f);
+  y[8] = metaattn::dev::expSub(1.f, negInf());
 }
 
 void testSpecials() {
-  DevBuf<float> d(7);
+  DevBuf<float> d(9);
   kSpecials<<<1, 1>>>(d.p);
   CUDA_CHECK(cudaDeviceSynchronize());
   auto y = d.down();
   bool ok = y[0] == 0.f && y[1] == 0.f && std::isinf(y[2]) && y[2] < 0 && std::isinf(y[3]) &&
-            y[3] < 0 && y[4] == 1.0f && y[5] == h2f(f2h(0.1f)) && y[6] == bf2f(f2bf(3.0e38f));
-  report("special values (exp(-inf)=0, log(0)=-inf, bf16/fp16 RNE conversions)", ok);
+            y[3] < 0 && y[4] == 1.0f && y[5] == h2f(f2h(0.1f)) && y[6] == bf2f(f2bf(3.0e38f)) &&
+            y[7] == 0.f && std::isinf(y[8]) && y[8] > 0;
+  report("special values (exp(-inf)=0, log(0)=-inf, bf16/fp16 RNE conversions, "
+         "expSub(-inf, 0)=0, expSub(1, -inf)=inf)",
+         ok);
 }
 
 //===----------------------------------------------------------------------===//

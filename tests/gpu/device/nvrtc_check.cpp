@@ -22,8 +22,8 @@
 
 namespace {
 
-const char* kHeaders[] = {"types.cuh", "math.cuh", "smem.cuh", "frag.cuh", "ptx.cuh",
-                          "copy.cuh",  "gemm.cuh", "reduce.cuh", "tile.cuh"};
+const char* kHeaders[] = {"types.cuh", "math.cuh", "smem.cuh",   "frag.cuh", "ptx.cuh",
+                          "copy.cuh",  "gemm.cuh", "reduce.cuh", "scan.cuh", "tile.cuh"};
 
 std::string readFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -61,9 +61,8 @@ bool compile(const std::string& what, const std::string& src, const Headers& h,
     return false;
   for (const auto& e : nameExprs)
     nvrtcAddNameExpression(prog, e.c_str());
-  std::vector<const char*> opts = {realArch ? "--gpu-architecture=sm_90a"
-                                            : "--gpu-architecture=compute_90a",
-                                   "-std=c++17"};
+  std::vector<const char*> opts = {
+      realArch ? "--gpu-architecture=sm_90a" : "--gpu-architecture=compute_90a", "-std=c++17"};
   if (realArch)
     opts.push_back("--ptxas-options=-v");
   nvrtcResult r = nvrtcCompileProgram(prog, (int)opts.size(), opts.data());
@@ -124,10 +123,9 @@ int main(int argc, char** argv) {
     failures += !ok;
   }
 
-  const std::vector<std::string> kernels = {"fa2::forward<128, 128, false>",
-                                            "fa2::forward<128, 128, true>",
-                                            "fa2::forward<64, 64, false>",
-                                            "fa2::forward<64, 64, true>"};
+  const std::vector<std::string> kernels = {
+      "fa2::forward<128, 128, false>", "fa2::forward<128, 128, true>",
+      "fa2::forward<64, 64, false>", "fa2::forward<64, 64, true>"};
   const std::string src = "#include \"fa2_kernel.cuh\"\n";
   std::string ptx, info;
   bool ok = compile("fa2_ptx", src, h, kernels, false, ptx);
@@ -144,7 +142,8 @@ int main(int argc, char** argv) {
                 mma, ldsm, ldsmT, cpa, ex2, local);
     ok = mma == 2 * 128 + 2 * 64 && ldsmT > 0 && cpa > 0 && ex2 > 0 && local == 0;
   }
-  std::printf("%s nvrtc fa2 kernel -> PTX (compute_90a), instruction checks\n", ok ? "PASS" : "FAIL");
+  std::printf("%s nvrtc fa2 kernel -> PTX (compute_90a), instruction checks\n",
+              ok ? "PASS" : "FAIL");
   failures += !ok;
 
   ok = compile("fa2_cubin", src, h, kernels, true, info);

@@ -21,7 +21,9 @@
 // CHECK: for (int [[E:e[0-9]+]] = 0; [[E]] < [[P:P[0-9]+]]::kElems; ++[[E]]) {
 // CHECK: = [[P]]::row([[E]]);
 // CHECK: metaattn::dev::warp::rowMax([[S]],
-// CHECK: metaattn::dev::exp(
+// exp(s - max) is one fma and one ex2 per element:
+// CHECK: const float [[D:v[0-9]+]] = [[A:v[0-9]+]] - [[B:v[0-9]+]];
+// CHECK-NEXT: metaattn::dev::expSub([[A]], [[B]]);
 // CHECK: metaattn::dev::warp::rowSum(
 // CHECK: metaattn::dev::warp::gemmRS<false>(
 // CHECK: metaattn::dev::block::storeFrag<128, bf16>(o,

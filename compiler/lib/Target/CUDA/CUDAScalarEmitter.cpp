@@ -155,7 +155,15 @@ LogicalResult Printer::printScalar(Operation *op) {
               [&](Operation *) { return "(float)" + operand(0); })
           .Case<arith::FPToSIOp, arith::FPToUIOp>(
               [&](Operation *) { return "(" + *type + ")" + operand(0); })
-          .Case([&](math::ExpOp) { return call("metaattn::dev::exp"); })
+          .Case([&](math::ExpOp e) {
+            // exp(a - b): one fma per element where b is a row's value (the subtraction,
+            // left without users, is dropped by NVRTC).
+            if (auto sub = e.getOperand().getDefiningOp<arith::SubFOp>();
+                sub && sub.getType().isF32())
+              return "metaattn::dev::expSub(" + name(sub.getLhs()) + ", " + name(sub.getRhs()) +
+                     ")";
+            return call("metaattn::dev::exp");
+          })
           .Case([&](math::Exp2Op) { return call("metaattn::dev::exp2Approx"); })
           .Case([&](math::LogOp) { return call("metaattn::dev::log"); })
           .Case([&](math::Log2Op) { return call("metaattn::dev::log2Approx"); })
