@@ -265,8 +265,20 @@ void KernelBuilder::buildLoopBody(Value j) {
                        kind == attn::ReductionKind::abs_sum ? ReduceKind::abs_sum : ReduceKind::sum,
                        accumulatorInputs[i], acc, /*accumulate=*/true);
   }
-  if (keptFlags)
+  if (keptFlags) {
+    // On a partial tile count the kept entries; on a full one every entry of a row is kept
+    // (its rows past seq_q are never stored), so the count grows by the tile's width without
+    // a pass over the elements.
+    auto ifPartial = b.create<scf::IfOp>(loc, partial, /*withElseRegion=*/true);
+    OpBuilder::InsertionGuard countGuard(b);
+    b.setInsertionPointToStart(&ifPartial.getThenRegion().front());
     b.create<ReduceOp>(loc, ReduceKind::sum, keptFlags, keptRows, /*accumulate=*/true);
+    b.setInsertionPointToStart(&ifPartial.getElseRegion().front());
+    SmallVector<Value> rows;
+    ParallelOp par = beginParallel({bm}, rows);
+    store(b.create<arith::AddFOp>(loc, load(keptRows, rows), f32(double(bn))), keptRows, rows);
+    endParallel(par);
+  }
   b.create<GemmOp>(loc, probs, vShared, out, /*transpose_b=*/false);
 }
 
