@@ -3,7 +3,9 @@
 # awkward lengths and every variant file at one shape against the oracle, memcheck on one
 # kernel, racecheck and synccheck on the warp-specialised softmax, and the default
 # configuration's softmax TFLOP/s at S = 4k (explore_configs.sh).
-#   BIN=<dir with static metaattn-run> OUT=<dir> bash tests/gpu/run_quick_check.sh
+#   BIN=<dir with static metaattn-run> OUT=<dir> [RUN_OPTS="--fold-score-scale ..."] \
+#     bash tests/gpu/run_quick_check.sh
+# RUN_OPTS go to every metaattn-run call (an option under test: correctness and sanitizers).
 set -u
 BIN=${BIN:-build-static/bin}
 OUT=${OUT:-/tmp/metaattn-quick}
@@ -26,22 +28,23 @@ python3 benchmarks/softmax_ir.py causal_d128_gqa4:8:2:128:128:1 mha_d64:4:4:64:6
   done
 } > "$OUT/jobs.txt"
 run_job() {
-  if timeout 120 "$RUN" "$1" --device=gpu --function="$2" --batch="$3" --seq-q="$4" --seq-kv="$5" \
+  if timeout 120 "$RUN" "$1" --device=gpu --function="$2" --batch="$3" --seq-q="$4" --seq-kv="$5" $RUN_OPTS \
        > "$OUT/logs/$2_$4x$5.log" 2>&1; then echo "PASS $2 $4x$5"; else echo "FAIL $2 $4x$5"; fi
 }
 export -f run_job
-export RUN OUT
+RUN_OPTS=${RUN_OPTS:-}
+export RUN OUT RUN_OPTS
 xargs -P 16 -L 1 bash -c 'run_job "$@"' _ < "$OUT/jobs.txt" | sort > "$OUT/correctness.txt"
 echo "quick check: $(grep -c ^PASS "$OUT/correctness.txt") passed," \
      "$(grep -c ^FAIL "$OUT/correctness.txt") failed"
 grep ^FAIL "$OUT/correctness.txt" | head
-timeout 200 compute-sanitizer --tool memcheck --error-exitcode 3 "$RUN" "$OUT/cases.mlir" --device=gpu \
+timeout 200 compute-sanitizer --tool memcheck --error-exitcode 3 "$RUN" "$OUT/cases.mlir" --device=gpu $RUN_OPTS \
   --function=causal_d128_gqa4 --batch=1 --seq-q=130 --seq-kv=77 > "$OUT/memcheck.log" 2>&1
 echo "memcheck: exit $? ($(grep 'ERROR SUMMARY' "$OUT/memcheck.log" | tail -1))"
 # The warp-specialised kernel (TMA producer, mbarriers, named barriers): shared-memory races
 # and barrier misuse.
 for tool in racecheck synccheck; do
-  timeout 200 compute-sanitizer --tool $tool --error-exitcode 3 "$RUN" "$OUT/cases.mlir" --device=gpu \
+  timeout 200 compute-sanitizer --tool $tool --error-exitcode 3 "$RUN" "$OUT/cases.mlir" --device=gpu $RUN_OPTS \
     --function=causal_d128_gqa4 --batch=1 --seq-q=300 --seq-kv=400 > "$OUT/$tool.log" 2>&1
   echo "$tool: exit $? ($(grep -E '(ERROR|RACECHECK) SUMMARY' "$OUT/$tool.log" | tail -1))"
 done

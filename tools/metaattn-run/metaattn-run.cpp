@@ -124,6 +124,12 @@ static cl::opt<bool> precomputeGatesOpt(
              "log-gates once, read by the states and output kernels (default true; false: each "
              "of them transforms and scans the raw gates)"),
     cl::init(true));
+static cl::opt<bool> foldScoreScaleOpt(
+    cl::cat(runCategory), "fold-score-scale",
+    cl::desc("attentions whose score is s * c (c > 0) and whose shift is the score (softmax): "
+             "keep raw scores and fold c into the exponent's fma (default false: not yet "
+             "timed on the GPU)"),
+    cl::init(false));
 static cl::opt<bool> compactVectorOutputOpt(
     cl::cat(runCategory), "compact-vector-output",
     cl::desc("attn.recurrent with vector gates (GLA): the output kernel reuses one pair of "
@@ -175,6 +181,7 @@ int main(int argc, char **argv) {
   options.pipeline.stagedStateStores = stagedStateStoresOpt;
   options.pipeline.compactVectorOutput = compactVectorOutputOpt;
   options.pipeline.precomputeGates = precomputeGatesOpt;
+  options.pipeline.foldScoreScale = foldScoreScaleOpt;
   options.pipeline.warpSpecialize = warpSpecializeOpt;
   options.pipeline.pingpong = pingpongOpt;
   options.pipeline.gemmOverlap = gemmOverlapOpt;

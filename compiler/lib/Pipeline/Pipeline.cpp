@@ -43,6 +43,7 @@ void metaattn::buildAttnToTilePipeline(OpPassManager &pm, const PipelineOptions 
   convert.stagedStateStores = options.stagedStateStores;
   convert.compactVectorOutput = options.compactVectorOutput;
   convert.precomputeGates = options.precomputeGates;
+  convert.foldScoreScale = options.foldScoreScale;
   pm.addPass(createConvertAttnToTile(convert));
   OpPassManager &kernels = pm.nest<tile::KernelOp>();
   kernels.addPass(tile::createTileUnswitchParallel());
@@ -114,6 +115,11 @@ struct LowerPipelineOptions : public PassPipelineOptions<LowerPipelineOptions> {
                      "sub-chunk operand tiles and one stage, two blocks per multiprocessor "
                      "(default true: 20% faster on the H200 at Dk = Dv = 128)"),
       llvm::cl::init(true)};
+  Option<bool> foldScoreScale{
+      *this, "fold-score-scale",
+      llvm::cl::desc("softmax-family attentions with a score s * c (c > 0): raw scores, c "
+                     "folded into the exponent's fma (default false)"),
+      llvm::cl::init(false)};
   Option<bool> pingpong{*this, "pingpong",
                         llvm::cl::desc("warp-specialised kernels: consumer warpgroups take "
                                        "turns on the tensor cores (default false)"),
@@ -144,6 +150,7 @@ void metaattn::registerMetaAttnPipelines() {
         options.stagedStateStores = cl.stagedStateStores;
         options.compactVectorOutput = cl.compactVectorOutput;
         options.precomputeGates = cl.precomputeGates;
+        options.foldScoreScale = cl.foldScoreScale;
         options.warpSpecialize = cl.warpSpecialize;
         options.pingpong = cl.pingpong;
         options.gemmOverlap = cl.gemmOverlap;

@@ -43,6 +43,13 @@ METAATTN_DEV float exp(float x) { return exp2Approx(x * kLog2e); }
 /// of 6e-6 at |b| = 100). Same infinities and NaNs as exp(a - b).
 METAATTN_DEV float expSub(float a, float b) { return exp2Approx(fmaf(a, kLog2e, -(b * kLog2e))); }
 
+/// e^(x·k - b) as expSub(x·k, b) with the product folded into the fma: exp2Approx(x·(k·log2e)
+/// − b·log2e), for a constant k (a score scale) and b shared by many elements. Rounding k·log2e
+/// adds a relative error of |x·k|·2^-24 to the exponent.
+METAATTN_DEV float expSubScaled(float x, float k, float b) {
+  return exp2Approx(fmaf(x, k * kLog2e, -(b * kLog2e)));
+}
+
 /// Natural log as log2Approx(x) * ln2 (same error as log2Approx, times ln2,
 /// plus one rounding); log(0) == -inf, log(x < 0) == NaN.
 METAATTN_DEV float log(float x) { return log2Approx(x) * kLn2; }

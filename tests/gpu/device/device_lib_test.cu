@@ -685,12 +685,13 @@ __global__ void kMath(const float* x, float* y, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n)
     return;
-  y[6 * i + 0] = metaattn::dev::exp(x[i]);
-  y[6 * i + 1] = exp2Approx(x[i]);
-  y[6 * i + 2] = metaattn::dev::log(std::fabs(x[i]));
-  y[6 * i + 3] = metaattn::dev::tanh(x[i] * 0.1f);
-  y[6 * i + 4] = metaattn::dev::max(x[i], negInf());
-  y[6 * i + 5] = metaattn::dev::expSub(x[i], 37.5f);
+  y[7 * i + 0] = metaattn::dev::exp(x[i]);
+  y[7 * i + 1] = exp2Approx(x[i]);
+  y[7 * i + 2] = metaattn::dev::log(std::fabs(x[i]));
+  y[7 * i + 3] = metaattn::dev::tanh(x[i] * 0.1f);
+  y[7 * i + 4] = metaattn::dev::max(x[i], negInf());
+  y[7 * i + 5] = metaattn::dev::expSub(x[i], 37.5f);
+  y[7 * i + 6] = metaattn::dev::expSubScaled(x[i], 0.125f, 2.5f);
 }
 
 void testMath() {
@@ -698,33 +699,39 @@ void testMath() {
   std::vector<float> x(n);
   for (int i = 0; i < n; ++i)
     x[i] = -80.f + 160.f * i / (n - 1) + 1e-3f;
-  DevBuf<float> dx(x), dy(6 * n);
+  DevBuf<float> dx(x), dy(7 * n);
   kMath<<<(n + 127) / 128, 128>>>(dx.p, dy.p, n);
   CUDA_CHECK(cudaDeviceSynchronize());
   auto y = dy.down();
-  double eExp = 0, eExp2 = 0, eLog = 0, eTanh = 0, eSub = 0;
+  double eExp = 0, eExp2 = 0, eLog = 0, eTanh = 0, eSub = 0, eScaled = 0;
   int badMax = 0;
   for (int i = 0; i < n; ++i) {
     double xi = x[i];
     // Documented bounds: exp rel <= 2^-22 + |x| 2^-24 (x2 margin); ex2 rel
     // 2^-22 (x2); log abs <= 2^-21 + rel 2^-22; tanh.approx rel 2^-11 (x2).
-    eExp = std::max(eExp, std::fabs(y[6 * i] - std::exp(xi)) / std::exp(xi) /
+    eExp = std::max(eExp, std::fabs(y[7 * i] - std::exp(xi)) / std::exp(xi) /
                               (2 * (std::ldexp(1.0, -22) + std::fabs(xi) * std::ldexp(1.0, -24))));
-    eExp2 = std::max(eExp2, std::fabs(y[6 * i + 1] - std::exp2(xi)) / std::exp2(xi) /
+    eExp2 = std::max(eExp2, std::fabs(y[7 * i + 1] - std::exp2(xi)) / std::exp2(xi) /
                                 (2 * std::ldexp(1.0, -22)));
     double lw = std::log(std::fabs(xi));
-    eLog = std::max(eLog, std::fabs(y[6 * i + 2] - lw) /
+    eLog = std::max(eLog, std::fabs(y[7 * i + 2] - lw) /
                               (std::ldexp(1.0, -21) + std::ldexp(1.0, -22) * std::fabs(lw)));
     double tw = std::tanh(xi * 0.1f);
     eTanh = std::max(eTanh,
-                     std::fabs(y[6 * i + 3] - tw) / (std::ldexp(1.0, -10) * std::fabs(tw) + 1e-6));
-    badMax += y[6 * i + 4] != x[i];
+                     std::fabs(y[7 * i + 3] - tw) / (std::ldexp(1.0, -10) * std::fabs(tw) + 1e-6));
+    badMax += y[7 * i + 4] != x[i];
     // expSub(a, b): ex2's 2^-22 plus the roundings of b*log2e and of the fma, |b| 2^-24 and
     // |a - b| 2^-24 in the exponent (x2 margin).
+    // expSubScaled(x, k, b): also k·log2e rounded, |x·k| 2^-24 in the exponent (x2 margin).
+    double xk = xi * 0.125, ek = std::exp(xk - 2.5);
+    eScaled = std::max(
+        eScaled, std::fabs(y[7 * i + 6] - ek) / ek /
+                     (2 * (std::ldexp(1.0, -22) +
+                           (std::fabs(xk - 2.5) + 2.5 + std::fabs(xk)) * std::ldexp(1.0, -24))));
     double es = std::exp(xi - 37.5);
     if (xi - 37.5 < -87) // below 2^-126: flushed to zero (-ftz), as documented
       continue;
-    eSub = std::max(eSub, std::fabs(y[6 * i + 5] - es) / es /
+    eSub = std::max(eSub, std::fabs(y[7 * i + 5] - es) / es /
                               (2 * (std::ldexp(1.0, -22) +
                                     (std::fabs(xi - 37.5) + 37.5) * std::ldexp(1.0, -24))));
   }
@@ -735,6 +742,8 @@ void testMath() {
   report("max(x, negInf())", badMax == 0);
   report("expSub(a, b) (one fma) on a in [-49.5,80], b = 37.5", eSub <= 1,
          fmtErr(eSub, 1) + " (x bound)");
+  report("expSubScaled(x, 0.125, 2.5) (one fma) on x in [-80,80]", eScaled <= 1,
+         fmtErr(eScaled, 1) + " (x bound)");
 }
 
 __global__ void kSpecials(float* y) {

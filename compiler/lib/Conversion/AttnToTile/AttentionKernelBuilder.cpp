@@ -16,7 +16,11 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
 #include "llvm/ADT/MapVector.h"
+
+#include <cmath>
+#include <optional>
 
 using namespace mlir;
 using namespace metaattn;
@@ -123,7 +127,31 @@ private:
   SmallVector<Value> accumulators, accumulatorInputs;
   llvm::MapVector<int64_t, Value> alphas; // degree -> rescale factors
   bool shiftInPlace = false;
+  /// c when the scores are kept raw (TileConfig::foldScoreScale applies): the row maximum
+  /// is of raw scores, and c is applied where scores and maximum are read.
+  std::optional<double> scoreScale;
+
+  /// `v` times the folded score scale (when there is one).
+  Value scaled(Value v) {
+    return scoreScale ? b.create<arith::MulFOp>(loc, v, f32(*scoreScale)).getResult() : v;
+  }
 };
+
+/// c when the score region is `yield s * c` for a finite constant c > 0.
+std::optional<double> positiveScoreScale(attn::OnlineAttentionOp op) {
+  Block &score = op.getScore().front();
+  auto mul = score.getTerminator()->getOperand(0).getDefiningOp<arith::MulFOp>();
+  if (!mul)
+    return std::nullopt;
+  for (unsigned i = 0; i < 2; ++i) {
+    FloatAttr c;
+    if (mul->getOperand(i) == score.getArgument(0) &&
+        matchPattern(mul->getOperand(1 - i), m_Constant(&c)) && c.getValueAsDouble() > 0 &&
+        std::isfinite(c.getValueAsDouble()))
+      return c.getValueAsDouble();
+  }
+  return std::nullopt;
+}
 
 void KernelBuilder::computeTileRange() {
   // The affine bounds of the mask give the range of kv tiles that can hold a kept entry for
@@ -188,7 +216,8 @@ void KernelBuilder::buildLoopBody(Value j) {
     ParallelOp par = beginParallel({bm, bn}, ivs);
     Value q = add(q0, ivs[0]), kv = add(kv0, ivs[1]);
     Value s = load(scores, ivs);
-    s = inlineRegion(op.getScore(), regionArgs({s}, q, kv)).front();
+    if (!scoreScale)
+      s = inlineRegion(op.getScore(), regionArgs({s}, q, kv)).front();
     if (op.hasShift()) {
       Value x = inlineRegion(op.getShift(), regionArgs({s}, q, kv)).front();
       Value keep = keepValue(partial, q, kv);
@@ -215,7 +244,7 @@ void KernelBuilder::buildLoopBody(Value j) {
     Value mOld = load(rowMax, ivs), mNew = load(rowMaxNew, ivs);
     Value empty = b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OEQ, mNew, negInf());
     Value mUse = b.create<arith::SelectOp>(loc, empty, f32(0.0), mNew);
-    Value delta = b.create<arith::SubFOp>(loc, mOld, mUse);
+    Value delta = scaled(b.create<arith::SubFOp>(loc, mOld, mUse));
     for (auto &[degree, buffer] : alphas) {
       Value scaled = b.create<arith::MulFOp>(loc, delta, f32(double(degree)));
       store(b.create<math::ExpOp>(loc, scaled), buffer, ivs);
@@ -244,8 +273,8 @@ void KernelBuilder::buildLoopBody(Value j) {
     SmallVector<Value> ivs;
     ParallelOp par = beginParallel({bm, bn}, ivs);
     Value q = add(q0, ivs[0]), kv = add(kv0, ivs[1]);
-    Value s = load(scores, ivs);
-    Value m = op.hasShift() ? load(rowMaxNew, ivs[0]) : f32(0.0);
+    Value s = scaled(load(scores, ivs));
+    Value m = op.hasShift() ? scaled(load(rowMaxNew, ivs[0])) : f32(0.0);
     Value keep = keepValue(partial, q, kv);
     SmallVector<Value> values = inlineRegion(op.getElementwise(), regionArgs({s, m}, q, kv));
     for (Value &v : values)
@@ -293,7 +322,7 @@ void KernelBuilder::buildEpilogue() {
     SmallVector<Value> leading;
     for (Value acc : accumulators)
       leading.push_back(load(acc, ivs));
-    Value m = op.hasShift() ? load(rowMax, ivs) : f32(0.0);
+    Value m = op.hasShift() ? scaled(load(rowMax, ivs)) : f32(0.0);
     leading.push_back(m);
     SmallVector<Value> fin = inlineRegion(op.getFinalize(), regionArgs(leading, q, Value()));
     Value z = fin[0];
@@ -435,6 +464,9 @@ FailureOr<KernelOp> KernelBuilder::build(StringRef name) {
     // The shift input can overwrite the scores when it is the score itself.
     Block &shift = op.getShift().front();
     shiftInPlace = shift.getTerminator()->getOperand(0) == shift.getArgument(0);
+    // max(c·s) = c·max(s) for c > 0; a maximum started elsewhere (a sink) keeps its units.
+    if (cfg.foldScoreScale && shiftInPlace && op.getShiftInit().empty())
+      scoreScale = positiveScoreScale(op);
     if (!shiftInPlace)
       shiftInput = alloc({bm, bn}, f32Type, MemorySpace::fragment);
     rowMax = alloc({bm}, f32Type, MemorySpace::fragment);

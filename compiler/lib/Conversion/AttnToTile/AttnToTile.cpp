@@ -118,6 +118,7 @@ struct ConvertAttnToTilePass : public metaattn::impl::ConvertAttnToTileBase<Conv
       config.warps = warps;
     if (stages)
       config.stages = stages;
+    config.foldScoreScale = foldScoreScale;
     if (attention)
       return buildAttentionKernel(builder, attention, name, config);
     return buildCombineKernel(builder, cast<attn::CombineOp>(op), name, config);

@@ -158,11 +158,17 @@ LogicalResult Printer::printScalar(Operation *op) {
           .Case([&](math::ExpOp e) {
             // exp(a - b): one fma per element where b is a row's value (the subtraction,
             // left without users, is dropped by NVRTC).
-            if (auto sub = e.getOperand().getDefiningOp<arith::SubFOp>();
-                sub && sub.getType().isF32())
-              return "metaattn::dev::expSub(" + name(sub.getLhs()) + ", " + name(sub.getRhs()) +
-                     ")";
-            return call("metaattn::dev::exp");
+            auto sub = e.getOperand().getDefiningOp<arith::SubFOp>();
+            if (!sub || !sub.getType().isF32())
+              return call("metaattn::dev::exp");
+            // exp(x·k - b) with a constant k (a folded score scale): the product joins the fma.
+            if (auto mul = sub.getLhs().getDefiningOp<arith::MulFOp>())
+              for (unsigned i = 0; i < 2; ++i)
+                if (mul->getOperand(1 - i).getDefiningOp<arith::ConstantOp>())
+                  return "metaattn::dev::expSubScaled(" + name(mul->getOperand(i)) + ", " +
+                         name(mul->getOperand(1 - i)) + ", " + name(sub.getRhs()) + ")";
+            return "metaattn::dev::expSub(" + name(sub.getLhs()) + ", " + name(sub.getRhs()) +
+                   ")";
           })
           .Case([&](math::Exp2Op) { return call("metaattn::dev::exp2Approx"); })
           .Case([&](math::LogOp) { return call("metaattn::dev::log"); })

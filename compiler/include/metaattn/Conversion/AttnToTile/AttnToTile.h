@@ -28,6 +28,10 @@ struct TileConfig {
   int64_t blockM = 64, blockN = 64, warps = 4, stages = 2;
   /// Head dims padded to the tensor-core granularity (16).
   int64_t paddedDim = 0, paddedValueDim = 0;
+  /// A score function s * c (c > 0 constant) whose score is the shift: keep raw scores, take
+  /// the row maximum of them and apply c where the maximum and the scores are used, so that
+  /// exp(c·s − c·m) is one fma per element (no pass scaling the scores).
+  bool foldScoreScale = false;
   int64_t sharedBytes(int64_t elementBytes) const;
 };
 

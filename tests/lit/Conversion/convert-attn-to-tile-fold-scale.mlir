@@ -1,0 +1,90 @@
+// RUN: metaattn-opt %s -attn-mask-analysis -attn-online-normalize -convert-attn-to-tile="fold-score-scale=1" | FileCheck %s
+// RUN: metaattn-opt %s -attn-mask-analysis -attn-online-normalize -convert-attn-to-tile | FileCheck %s --check-prefix=OFF
+// RUN: metaattn-opt %s --metaattn-lower="fold-score-scale=1" | metaattn-translate --tile-to-cuda | FileCheck %s --check-prefix=CUDA
+
+// fold-score-scale: with the score s * 0.125 and the score as the shift, the kernel keeps raw
+// scores (the score loop only masks), takes the row maximum of them and applies 0.125 where
+// it reads them: in the rescale exponent and beside the exponent of every weight, which the
+// emitter for CUDA turns into one fma (expSubScaled).
+// CHECK-LABEL: tile.kernel @scaled
+// CHECK: tile.gemm
+// CHECK-NEXT: tile.parallel
+// CHECK: %[[RAW:.*]] = memref.load %[[S:[0-9]+]]
+// CHECK-NOT: arith.mulf
+// CHECK: arith.select %{{.*}}, %[[RAW]], %{{.*}} : f32
+// CHECK: tile.reduce max %[[S]] to %[[MNEW:[0-9]+]] {accumulate}
+// CHECK: %[[DELTA:.*]] = arith.subf
+// CHECK-NEXT: %[[C1:.*]] = arith.constant 1.250000e-01 : f32
+// CHECK-NEXT: arith.mulf %[[DELTA]], %[[C1]] : f32
+// CHECK: %[[SRAW:.*]] = memref.load %[[S]]
+// CHECK-NEXT: %[[C2:.*]] = arith.constant 1.250000e-01 : f32
+// CHECK-NEXT: %[[SS:.*]] = arith.mulf %[[SRAW]], %[[C2]] : f32
+// CHECK-NEXT: %[[MRAW:.*]] = memref.load %[[MNEW]]
+// CHECK-NEXT: %[[C3:.*]] = arith.constant 1.250000e-01 : f32
+// CHECK-NEXT: %[[MS:.*]] = arith.mulf %[[MRAW]], %[[C3]] : f32
+// CHECK: %[[D:.*]] = arith.subf %[[SS]], %[[MS]] : f32
+// CHECK-NEXT: math.exp %[[D]] : f32
+// The statistic is c·m + log l.
+// CHECK: tile.parallel
+// CHECK: memref.load
+// CHECK: %[[MFIN:.*]] = memref.load
+// CHECK-NEXT: %[[C4:.*]] = arith.constant 1.250000e-01 : f32
+// CHECK-NEXT: arith.mulf %[[MFIN]], %[[C4]] : f32
+// Without the option the score loop scales.
+// OFF-LABEL: tile.kernel @scaled
+// OFF: tile.gemm
+// OFF-NEXT: tile.parallel
+// OFF: memref.load
+// OFF: arith.mulf
+// OFF: tile.reduce max
+// CUDA: metaattn::dev::expSubScaled(
+// A negative scale (max(c·s) is not c·max(s)) stays in the score loop.
+// CHECK-LABEL: tile.kernel @negative
+// CHECK: tile.gemm
+// CHECK-NEXT: tile.parallel
+// CHECK: memref.load
+// CHECK-NEXT: arith.constant -1.250000e-01 : f32
+// CHECK-NEXT: arith.mulf
+func.func @scaled(%q: tensor<?x?x4x64xbf16>, %k: tensor<?x?x4x64xbf16>, %v: tensor<?x?x4x64xbf16>) -> (tensor<?x?x4x64xbf16>, tensor<?x4x?xf32>) {
+  %o, %l = attn.attention %q, %k, %v
+    score {
+    ^bb0(%s: f32, %b: index, %h: index, %qi: index, %ki: index, %sq: index, %skv: index):
+      %c = arith.constant 0.125 : f32
+      %r = arith.mulf %s, %c : f32
+      attn.yield %r : f32
+    } mask {
+    ^bb0(%b: index, %h: index, %qi: index, %ki: index, %sq: index, %skv: index):
+      %m = arith.cmpi sle, %ki, %qi : index
+      attn.yield %m : i1
+    } normalizer {
+    ^bb0(%s: f32, %b: index, %h: index, %qi: index, %ki: index, %sq: index, %skv: index):
+      %mx = attn.row_reduce max %s : f32
+      %d = arith.subf %s, %mx : f32
+      %w = math.exp %d : f32
+      %z = attn.row_reduce sum %w : f32
+      attn.normalize %w, %z : f32, f32
+    } : tensor<?x?x4x64xbf16>, tensor<?x?x4x64xbf16>, tensor<?x?x4x64xbf16> -> tensor<?x?x4x64xbf16>, tensor<?x4x?xf32>
+  return %o, %l : tensor<?x?x4x64xbf16>, tensor<?x4x?xf32>
+}
+
+func.func @negative(%q: tensor<?x?x4x64xbf16>, %k: tensor<?x?x4x64xbf16>, %v: tensor<?x?x4x64xbf16>) -> (tensor<?x?x4x64xbf16>, tensor<?x4x?xf32>) {
+  %o, %l = attn.attention %q, %k, %v
+    score {
+    ^bb0(%s: f32, %b: index, %h: index, %qi: index, %ki: index, %sq: index, %skv: index):
+      %c = arith.constant -0.125 : f32
+      %r = arith.mulf %s, %c : f32
+      attn.yield %r : f32
+    } mask {
+    ^bb0(%b: index, %h: index, %qi: index, %ki: index, %sq: index, %skv: index):
+      %m = arith.cmpi sle, %ki, %qi : index
+      attn.yield %m : i1
+    } normalizer {
+    ^bb0(%s: f32, %b: index, %h: index, %qi: index, %ki: index, %sq: index, %skv: index):
+      %mx = attn.row_reduce max %s : f32
+      %d = arith.subf %s, %mx : f32
+      %w = math.exp %d : f32
+      %z = attn.row_reduce sum %w : f32
+      attn.normalize %w, %z : f32, f32
+    } : tensor<?x?x4x64xbf16>, tensor<?x?x4x64xbf16>, tensor<?x?x4x64xbf16> -> tensor<?x?x4x64xbf16>, tensor<?x4x?xf32>
+  return %o, %l : tensor<?x?x4x64xbf16>, tensor<?x4x?xf32>
+}
