@@ -8,7 +8,8 @@
 // arrival per consumer warp, a producer that recomputes the bounds and issues TMA copies, and
 // consumers that wait on full and release on empty. The kernel gains a producer warpgroup.
 // The Q tile, copied once before the loop and only read by gemms, is the producer's first TMA
-// copy (on a barrier of its own); the consumers wait for it where they copied it.
+// copy (on a barrier of its own); the consumers wait for it where they copied it, and the
+// block barrier that followed their copy is gone.
 // CHECK-LABEL: tile.kernel @ws
 // CHECK-SAME: threads = 384
 // CHECK: %[[RING:.*]] = tile.alloc : memref<3x64x128xbf16, #tile.space<shared>>
@@ -37,7 +38,8 @@
 // CHECK: } consumer {
 // CHECK-NOT: tile.copy
 // CHECK: tile.mbarrier_wait %[[QFULL]][%[[Z:.*]]], %[[Z]]
-// CHECK-NEXT: tile.barrier
+// The consumers' barrier after the copy went with it: each thread waits for the TMA copy.
+// CHECK-NOT: tile.barrier
 // CHECK: scf.for
 // CHECK: %[[CSLOT:.*]] = arith.remui %{{.*}}, %{{.*}}
 // CHECK: %[[CROUND:.*]] = arith.divui %{{.*}}, %{{.*}}

@@ -218,6 +218,8 @@ public:
       b.create<MbarrierWaitOp>(loc, barrier, zero, zero);
       copy.erase();
     }
+    if (!plan.prologueCopies.empty())
+      dropRedundantConsumerBarrier(consumer);
     for (auto &[original, multi] : ring)
       if (original.use_empty())
         original.getDefiningOp()->erase();
@@ -225,6 +227,20 @@ public:
 
 private:
   Value idx(int64_t v) { return b.create<arith::ConstantIndexOp>(loc, v); }
+
+  /// The consumers' first barrier made their copies before it visible to each other; when
+  /// the ops before it only wait for TMA copies (each thread observes their mbarrier itself),
+  /// allocate, or compute values, it orders nothing and goes.
+  static void dropRedundantConsumerBarrier(Block &consumer) {
+    for (Operation &op : consumer) {
+      if (isa<BarrierOp>(op)) {
+        op.erase();
+        return;
+      }
+      if (!isa<AllocOp, MbarrierWaitOp>(op) && !(isPure(&op) && op.getNumRegions() == 0))
+        return;
+    }
+  }
 
   /// (slot, round) of iteration `j` of a loop starting at `lo`.
   std::pair<Value, Value> slotAndRound(Value j, Value lo) {
