@@ -127,9 +127,9 @@ static cl::opt<bool> precomputeGatesOpt(
 static cl::opt<bool> foldScoreScaleOpt(
     cl::cat(runCategory), "fold-score-scale",
     cl::desc("attentions whose score is s * c (c > 0) and whose shift is the score (softmax): "
-             "keep raw scores and fold c into the exponent's fma (default false: not yet "
-             "timed on the GPU)"),
-    cl::init(false));
+             "keep raw scores and fold c into the exponent's fma (default true: 4-14% faster "
+             "for softmax on the H200 at D 64/128)"),
+    cl::init(true));
 static cl::opt<bool> compactVectorOutputOpt(
     cl::cat(runCategory), "compact-vector-output",
     cl::desc("attn.recurrent with vector gates (GLA): the output kernel reuses one pair of "

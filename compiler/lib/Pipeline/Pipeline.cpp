@@ -118,8 +118,8 @@ struct LowerPipelineOptions : public PassPipelineOptions<LowerPipelineOptions> {
   Option<bool> foldScoreScale{
       *this, "fold-score-scale",
       llvm::cl::desc("softmax-family attentions with a score s * c (c > 0): raw scores, c "
-                     "folded into the exponent's fma (default false)"),
-      llvm::cl::init(false)};
+                     "folded into the exponent's fma (default true)"),
+      llvm::cl::init(true)};
   Option<bool> pingpong{*this, "pingpong",
                         llvm::cl::desc("warp-specialised kernels: consumer warpgroups take "
                                        "turns on the tensor cores (default false)"),

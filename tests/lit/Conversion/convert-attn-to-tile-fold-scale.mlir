@@ -1,8 +1,10 @@
-// RUN: metaattn-opt %s -attn-mask-analysis -attn-online-normalize -convert-attn-to-tile="fold-score-scale=1" | FileCheck %s
-// RUN: metaattn-opt %s -attn-mask-analysis -attn-online-normalize -convert-attn-to-tile | FileCheck %s --check-prefix=OFF
-// RUN: metaattn-opt %s --metaattn-lower="fold-score-scale=1" | metaattn-translate --tile-to-cuda | FileCheck %s --check-prefix=CUDA
+// RUN: metaattn-opt %s -attn-mask-analysis -attn-online-normalize -convert-attn-to-tile="target=sm_90a" | FileCheck %s
+// RUN: metaattn-opt %s -attn-mask-analysis -attn-online-normalize -convert-attn-to-tile="target=sm_90a fold-score-scale=0" | FileCheck %s --check-prefix=OFF
+// Not on the mma.sync path (not timed there).
+// RUN: metaattn-opt %s -attn-mask-analysis -attn-online-normalize -convert-attn-to-tile="target=sm_90" | FileCheck %s --check-prefix=OFF
+// RUN: metaattn-opt %s --metaattn-lower | metaattn-translate --tile-to-cuda | FileCheck %s --check-prefix=CUDA
 
-// fold-score-scale: with the score s * 0.125 and the score as the shift, the kernel keeps raw
+// fold-score-scale (the default): with the score s * 0.125 and the score as the shift, the kernel keeps raw
 // scores (the score loop only masks), takes the row maximum of them and applies 0.125 where
 // it reads them: in the rescale exponent and beside the exponent of every weight, which the
 // emitter for CUDA turns into one fma (expSubScaled).

@@ -1,8 +1,9 @@
 // The whole pipeline, run on the CPU tile executor and checked against the oracle.
 // RUN: metaattn-run %s --device=cpu --batch=2 --seq-q=33 --seq-kv=70 | FileCheck %s
 // RUN: metaattn-run %s --device=cpu --batch=1 --seq-q=70 --seq-kv=33 | FileCheck %s
-// The score scale folded into the exponent (raw scores, the maximum of them scaled where read).
-// RUN: metaattn-run %s --device=cpu --batch=2 --seq-q=33 --seq-kv=70 --fold-score-scale | FileCheck %s
+// Without the score scale folded into the exponent (the default folds it: raw scores, the
+// maximum of them scaled where read).
+// RUN: metaattn-run %s --device=cpu --batch=2 --seq-q=33 --seq-kv=70 --fold-score-scale=false | FileCheck %s
 
 // CHECK: causal_gqa (B={{[0-9]+}}, Sq={{[0-9]+}}, Skv={{[0-9]+}}, device=cpu)
 // CHECK: output: {{.*}}, 0 of {{[0-9]+}} elements outside

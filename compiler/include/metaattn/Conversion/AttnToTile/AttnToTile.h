@@ -31,7 +31,7 @@ struct TileConfig {
   /// A score function s * c (c > 0 constant) whose score is the shift: keep raw scores, take
   /// the row maximum of them and apply c where the maximum and the scores are used, so that
   /// exp(c·s − c·m) is one fma per element (no pass scaling the scores).
-  bool foldScoreScale = false;
+  bool foldScoreScale = true;
   int64_t sharedBytes(int64_t elementBytes) const;
 };
 

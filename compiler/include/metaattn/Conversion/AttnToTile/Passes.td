@@ -55,9 +55,9 @@ def ConvertAttnToTile : Pass<"convert-attn-to-tile", "::mlir::ModuleOp"> {
     Option<"precomputeGates", "precompute-gates", "bool", "true",
            "attn.recurrent with vector gates: a gates kernel writes the cumulative log-gates "
            "once; the states and output kernels read them">,
-    Option<"foldScoreScale", "fold-score-scale", "bool", "false",
+    Option<"foldScoreScale", "fold-score-scale", "bool", "true",
            "attn.attention with a score s * c (c > 0) and the score as its shift: raw scores, "
-           "c applied with the maximum (one fma per exponent)">,
+           "c applied with the maximum (one fma per exponent); wgmma targets only">,
     Option<"stagedStateStores", "staged-state-stores", "bool", "true",
            "attn.recurrent: the states kernel writes each chunk's state through shared "
            "memory in 16-byte row chunks where that keeps its blocks per multiprocessor">,
