@@ -2,7 +2,8 @@
 # Times softmax attention (bf16, B·S = 16k, H·D = 2048) under several tile configurations
 # (metaattn-run --block-n / --stages / --block-m / --warps overrides) to calibrate the
 # configuration model: one line per (shape, config) with the TFLOP/s.
-#   BIN=<dir with static metaattn-run> OUT=<dir> bash tests/gpu/explore_configs.sh
+#   BIN=<dir with static metaattn-run> OUT=<dir> [SHAPES="d64 d64c"] [SEQS="1024 4096"] \
+#     [CONFIGS="default|--block-n=64"] bash tests/gpu/explore_configs.sh
 set -u
 BIN=${BIN:-build-static/bin}
 OUT=${OUT:-/tmp/metaattn-configs}
@@ -12,7 +13,7 @@ python3 benchmarks/softmax_ir.py d64:32:32:64:64:0 d64c:32:32:64:64:1 d128:16:16
   d128c:16:16:128:128:1 d256:8:8:256:256:0 d256c:8:8:256:256:1 > "$OUT/cfg.mlir"
 CONFIGS=${CONFIGS:-"default|--block-n=64|--stages=3|--block-n=64 --stages=3|--block-n=128 --stages=3|--block-m=64"}
 printf "%-6s %-6s %-28s %s\n" shape S config TFLOP/s
-for f in d64 d64c d128 d128c d256 d256c; do
+for f in ${SHAPES:-d64 d64c d128 d128c d256 d256c}; do
   for s in ${SEQS:-1024 4096}; do
     b=$((16384 / s))
     IFS='|' read -ra cfgs <<< "$CONFIGS"

@@ -43,9 +43,12 @@ timeout 200 compute-sanitizer --tool memcheck --error-exitcode 3 "$RUN" "$OUT/ca
 echo "memcheck: exit $? ($(grep 'ERROR SUMMARY' "$OUT/memcheck.log" | tail -1))"
 # The warp-specialised kernel (TMA producer, mbarriers, named barriers): shared-memory races
 # and barrier misuse.
-for tool in racecheck synccheck; do
-  timeout 200 compute-sanitizer --tool $tool --error-exitcode 3 "$RUN" "$OUT/cases.mlir" --device=gpu $RUN_OPTS \
-    --function=causal_d128_gqa4 --batch=1 --seq-q=300 --seq-kv=400 > "$OUT/$tool.log" 2>&1
-  echo "$tool: exit $? ($(grep -E '(ERROR|RACECHECK) SUMMARY' "$OUT/$tool.log" | tail -1))"
+# Two consumer warpgroups (D128, causal, GQA) and three (D64 without a mask, 192 query rows).
+for f in causal_d128_gqa4 mha_d64; do
+  for tool in racecheck synccheck; do
+    timeout 200 compute-sanitizer --tool $tool --error-exitcode 3 "$RUN" "$OUT/cases.mlir" --device=gpu $RUN_OPTS \
+      --function=$f --batch=1 --seq-q=300 --seq-kv=400 > "$OUT/${tool}_$f.log" 2>&1
+    echo "$tool $f: exit $? ($(grep -E '(ERROR|RACECHECK) SUMMARY' "$OUT/${tool}_$f.log" | tail -1))"
+  done
 done
 BIN="$BIN" OUT="$OUT/cfg" CONFIGS="${QUICK_CONFIGS:-default}" SEQS=4096 bash tests/gpu/explore_configs.sh

@@ -44,6 +44,8 @@ void metaattn::buildAttnToTilePipeline(OpPassManager &pm, const PipelineOptions 
   convert.compactVectorOutput = options.compactVectorOutput;
   convert.precomputeGates = options.precomputeGates;
   convert.foldScoreScale = options.foldScoreScale;
+  convert.warpSpecialize = options.warpSpecialize;
+  convert.gemmOverlap = options.warpSpecialize && options.gemmOverlap;
   pm.addPass(createConvertAttnToTile(convert));
   OpPassManager &kernels = pm.nest<tile::KernelOp>();
   kernels.addPass(tile::createTileUnswitchParallel());

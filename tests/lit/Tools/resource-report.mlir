@@ -1,15 +1,15 @@
 // REQUIRES: nvrtc
 // metaattn-run --resource-report compiles each kernel with NVRTC and ptxas (no GPU) and prints
 // registers, spills, shared memory, threads and the gemm path: on sm_90a (the default) D = 64
-// attention runs both gemms on wgmma in two consumer warpgroups fed by a TMA producer
-// warpgroup (384 threads); on sm_90 it keeps mma.sync in four warps; odd head dims keep
+// attention runs both gemms on wgmma in three consumer warpgroups (192 query rows) fed by a
+// TMA producer warpgroup (512 threads); on sm_90 it keeps mma.sync in four warps; odd head dims keep
 // mma.sync (and cp.async) on sm_90a too.
 // RUN: metaattn-run %s --device=cpu --resource-report | FileCheck %s
 // RUN: metaattn-run %s --device=cpu --resource-report --target=sm_90 | FileCheck %s --check-prefix=SM90
 // RUN: not metaattn-run %s --device=cpu --resource-report --target=gfx90a 2>&1 | FileCheck %s --check-prefix=HIP
 
 // CHECK: causal (target sm_90a)
-// CHECK-NEXT: resources causal (sm_90a): {{[0-9]+}} registers/thread, spills 0 B stored / 0 B loaded, {{[0-9]+}} B dynamic shared, 384 threads; gemms: {{[0-9]+}} wgmma, 0 mma.sync
+// CHECK-NEXT: resources causal (sm_90a): {{[0-9]+}} registers/thread, spills 0 B stored / 0 B loaded, {{[0-9]+}} B dynamic shared, 512 threads; gemms: {{[0-9]+}} wgmma, 0 mma.sync
 // CHECK: odd (target sm_90a)
 // CHECK-NEXT: resources odd (sm_90a): {{[0-9]+}} registers/thread, spills 0 B stored / 0 B loaded, {{[0-9]+}} B dynamic shared, 128 threads; gemms: 0 wgmma, 2 mma.sync
 // SM90: resources causal (sm_90a): {{.*}} 128 threads; gemms: 0 wgmma, 2 mma.sync

@@ -2,7 +2,8 @@
 // Tuning files: --record-tuning pins tile sizes for an attention (keyed by target and the op's
 // signature, not by a length), a later run with --tuning-file uses them (the kv tiles of 32
 // rows and 2 stages show in the shared memory: 2 x (32x64 K + 32x64 V) bf16, the mbarriers
-// padded to 1024 bytes, 128x64 Q, + 1024 for alignment), another target does not, and the tuned kernel still matches the oracle.
+// padded to 1024 bytes, 192x64 Q (the model's three consumer warpgroups), + 1024 for
+// alignment), another target does not, and the tuned kernel still matches the oracle.
 // RUN: rm -f %t
 // RUN: metaattn-run %s --device=cpu --record-tuning --tuning-file=%t --target=sm_90a --block-n=32 --stages=2 | FileCheck %s --check-prefix=REC
 // RUN: FileCheck %s --check-prefix=FILE < %t
@@ -21,11 +22,11 @@
 
 // REC: recorded sm_90a {{[0-9a-f]+}} (@causal): block_m=0 block_n=32 warps=0 stages=2
 // FILE: sm_90a {{[0-9a-f]+}} block_m=0 block_n=32 warps=0 stages=2 # recorded for @causal
-// TUNED: resources causal (sm_90a): {{.*}} 34816 B dynamic shared, 384 threads; gemms: {{[0-9]+}} wgmma, 0 mma.sync
-// MODEL: resources causal (sm_90a): {{.*}} 83968 B dynamic shared, 384 threads
+// TUNED: resources causal (sm_90a): {{.*}} 43008 B dynamic shared, 512 threads; gemms: {{[0-9]+}} wgmma, 0 mma.sync
+// MODEL: resources causal (sm_90a): {{.*}} 92160 B dynamic shared, 512 threads
 // OTHER: resources causal (sm_90a): {{.*}} 128 threads; gemms: 0 wgmma, 2 mma.sync
 // NOWS: resources causal (sm_90a): {{.*}} 82944 B dynamic shared, 256 threads; gemms: 2 wgmma, 0 mma.sync
-// NOWS-NOT: 34816 B
+// NOWS-NOT: 43008 B
 // RAN: PASS causal
 // NOFILE: --autotune and --record-tuning need --tuning-file
 // AUTO-COUNT-6: candidate block_n={{(32|64|128)}} stages={{[23]}} (sm_90a): 1 kernel(s) compiled

@@ -10,6 +10,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/SymbolTable.h"
 
 namespace metaattn {
@@ -81,6 +82,14 @@ FailureOr<SmallVector<Step>> planFunction(func::FuncOp func) {
   return steps;
 }
 
+/// Whether a mask region keeps every entry (yields the constant true).
+static bool maskIsTrue(Region &mask) {
+  Operation *yield = mask.front().getTerminator();
+  if (yield->getNumOperands() != 1)
+    return false;
+  return matchPattern(yield->getOperand(0), m_One());
+}
+
 struct ConvertAttnToTilePass : public metaattn::impl::ConvertAttnToTileBase<ConvertAttnToTilePass> {
   using Base::Base;
 
@@ -94,7 +103,8 @@ struct ConvertAttnToTilePass : public metaattn::impl::ConvertAttnToTileBase<Conv
       auto qt = cast<RankedTensorType>(attention.getQ().getType());
       auto vt = cast<RankedTensorType>(attention.getV().getType());
       config = chooseTileConfig(qt.getDimSize(3), vt.getDimSize(3), qt.getElementTypeBitWidth() / 8,
-                                target);
+                                target, !maskIsTrue(attention.getMask()),
+                                KernelSchedule{warpSpecialize, gemmOverlap});
     }
     // Tile sizes: the pass options, else the op's attn.tile_config (a tuning file's), else the
     // model's.

@@ -24,7 +24,8 @@ int64_t TileConfig::sharedBytes(int64_t elementBytes) const {
 static int64_t roundUp(int64_t x, int64_t m) { return (x + m - 1) / m * m; }
 
 TileConfig metaattn::chooseTileConfig(int64_t headDim, int64_t valueDim, int64_t elementBytes,
-                                      const TargetDesc &target) {
+                                      const TargetDesc &target, bool masked,
+                                      KernelSchedule schedule) {
   TileConfig config;
   config.paddedDim = roundUp(headDim, 16);
   config.paddedValueDim = roundUp(valueDim, 16);
@@ -40,9 +41,34 @@ TileConfig metaattn::chooseTileConfig(int64_t headDim, int64_t valueDim, int64_t
   // warpgroup) were 1.0-3.3x slower in the cp.async-era sweep.
   if (target.wgmma && elementBytes == 2 && config.paddedDim % 64 == 0 &&
       config.paddedValueDim % 64 == 0 && config.paddedDim <= 256 && config.paddedValueDim <= 256) {
-    config.blockM = 128;
-    config.warps = 8;
-    config.blockN = std::max(config.paddedDim, config.paddedValueDim) <= 128 ? 128 : 64;
+    int64_t maxDim = std::max(config.paddedDim, config.paddedValueDim);
+    config.blockN = maxDim <= 128 ? 128 : 64;
+    // Registers per consumer thread of the big fragments of a 64-row warpgroup: f32 scores
+    // (blockN / 2), their bf16 copy (blockN / 4) and the f32 output accumulator (Dv / 2).
+    // Each needs 32 more for addresses, row statistics and temporaries under what setmaxnreg
+    // gives it: 240 with two consumer warpgroups, 160 with three.
+    auto fragmentRegisters = [&](int64_t blockN) {
+      return blockN / 2 + blockN / 4 + config.paddedValueDim / 2;
+    };
+    constexpr int64_t kSpareRegisters = 32;
+    // Three consumer warpgroups (192 query rows) where their fragments fit 160 registers and
+    // the kv tile is 128 wide: on the H200 (bf16, B·S = 16k, S = 4k / 16k;
+    // benchmarks/results/configs_d64_blockm192_h200_2026-12-04b.txt) D64 runs 17-21% faster,
+    // causal 8-20% (S = 512: +4%, causal -8%: fewer, partly empty blocks). Not with the gemm
+    // overlap, which keeps a tile's probabilities and the next tile's scores live together
+    // (D64: 388 bytes of spills at 160 registers); only measured with warp specialisation.
+    bool threeConsumers = schedule.warpSpecialize && !schedule.gemmOverlap &&
+                          config.blockN == 128 &&
+                          fragmentRegisters(config.blockN) <= 160 - kSpareRegisters;
+    config.blockM = threeConsumers ? 192 : 128;
+    config.warps = threeConsumers ? 12 : 8;
+    // Mask-free kernels with two consumers and head dims <= 128: 192-wide kv tiles where the
+    // fragments fit (D128: 3-7% faster; causal D128 measured -3..+0.5%, so masked kernels keep
+    // 128; benchmarks/results/configs_d128_blockn192_h200_2026-12-04b.txt).
+    // Not with the gemm overlap either (D128: 560 bytes of spills).
+    if (!masked && schedule.warpSpecialize && !schedule.gemmOverlap && !threeConsumers &&
+        maxDim <= 128 && fragmentRegisters(192) <= 240 - kSpareRegisters)
+      config.blockN = 192;
     config.stages = 2;
     // The emitter adds up to 1 KB to align the shared base; the mbarrier arrays (16 bytes
     // apart) and the 1024-byte alignment of the tile after them take up to 2 KB more.

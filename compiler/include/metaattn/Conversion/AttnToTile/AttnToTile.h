@@ -38,8 +38,18 @@ struct TileConfig {
 /// Chooses tile sizes from the head dims, the element size and the target: the largest kv
 /// tile whose shared-memory footprint (Q, plus `stages` copies of K and V) fits, and a
 /// register estimate (output accumulator + score tile per thread) under the target's limit.
+/// How the kernel will be scheduled after convert-attn-to-tile (the passes that follow).
+struct KernelSchedule {
+  /// tile-warp-specialize will give it a TMA producer warpgroup.
+  bool warpSpecialize = true;
+  /// tile-gemm-overlap will overlap its kv loop's gemms (more registers live per thread).
+  bool gemmOverlap = false;
+};
+
+/// `masked`: the attention has a mask other than `true` (its kv tiles are not all full).
 TileConfig chooseTileConfig(int64_t headDim, int64_t valueDim, int64_t elementBytes,
-                            const TargetDesc &target);
+                            const TargetDesc &target, bool masked = true,
+                            KernelSchedule schedule = {});
 
 /// Builds the tile.kernel for one online attention (used by convert-attn-to-tile).
 mlir::FailureOr<tile::KernelOp> buildAttentionKernel(mlir::OpBuilder &builder,

@@ -55,6 +55,12 @@ def ConvertAttnToTile : Pass<"convert-attn-to-tile", "::mlir::ModuleOp"> {
     Option<"precomputeGates", "precompute-gates", "bool", "true",
            "attn.recurrent with vector gates: a gates kernel writes the cumulative log-gates "
            "once; the states and output kernels read them">,
+    Option<"warpSpecialize", "warp-specialize", "bool", "true",
+           "the kernels will be warp-specialised where they fit (tile-warp-specialize): the "
+           "tile sizes measured with a TMA producer">,
+    Option<"gemmOverlap", "gemm-overlap", "bool", "false",
+           "the kernels' kv loops will be overlapped (tile-gemm-overlap): at most two consumer "
+           "warpgroups (three would spill)">,
     Option<"foldScoreScale", "fold-score-scale", "bool", "true",
            "attn.attention with a score s * c (c > 0) and the score as its shift: raw scores, "
            "c applied with the maximum (one fma per exponent); wgmma targets only">,
