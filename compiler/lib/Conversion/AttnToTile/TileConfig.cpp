@@ -33,16 +33,16 @@ TileConfig metaattn::chooseTileConfig(int64_t headDim, int64_t valueDim, int64_t
   // Hopper (wgmma): two consumer warpgroups of 64 query rows each (plus the TMA producer
   // warpgroup of tile-warp-specialize); both gemms run on wgmma when every shared tile's rows
   // are whole 128-byte swizzle blocks and the value accumulator fits one instruction
-  // (N <= 256). kv tiles of 128 rows where the head dims are at most 128, else 64, in two
-  // stages: with warp specialisation on the H200 (B·S = 16k, S = 4k; tests/gpu/run_ws.sh,
-  // benchmarks/results/configs_ws_h200_2026-12-02.txt) 128-wide tiles beat 64-wide ones by
-  // 3-10% (D = 64 and 128, causal or not), and 2 stages matched 3 causal and beat them by 7-8%
-  // not causal (D = 64, 128); at D = 256 the three were within 0.3%. 64-row blocks (one
-  // warpgroup) were 1.0-3.3x slower in the cp.async-era sweep.
+  // (N <= 256). kv tiles of 128 rows where the head dims are at most 128 (see below for
+  // wider heads and mask-free kernels), in two stages: with warp specialisation on the H200 (B·S =
+  // 16k, S = 4k; tests/gpu/run_ws.sh, benchmarks/results/configs_ws_h200_2026-12-02.txt) 128-wide
+  // tiles beat 64-wide ones by 3-10% (D = 64 and 128, causal or not), and 2 stages matched 3 causal
+  // and beat them by 7-8% not causal (D = 64, 128); at D = 256 the three were within 0.3%. 64-row
+  // blocks (one warpgroup) were 1.0-3.3x slower in the cp.async-era sweep.
   if (target.wgmma && elementBytes == 2 && config.paddedDim % 64 == 0 &&
       config.paddedValueDim % 64 == 0 && config.paddedDim <= 256 && config.paddedValueDim <= 256) {
     int64_t maxDim = std::max(config.paddedDim, config.paddedValueDim);
-    config.blockN = maxDim <= 128 ? 128 : 64;
+    config.stages = 2;
     // Registers per consumer thread of the big fragments of a 64-row warpgroup: f32 scores
     // (blockN / 2), their bf16 copy (blockN / 4) and the f32 output accumulator (Dv / 2).
     // Each needs 32 more for addresses, row statistics and temporaries under what setmaxnreg
@@ -51,6 +51,23 @@ TileConfig metaattn::chooseTileConfig(int64_t headDim, int64_t valueDim, int64_t
       return blockN / 2 + blockN / 4 + config.paddedValueDim / 2;
     };
     constexpr int64_t kSpareRegisters = 32;
+    // The emitter adds up to 1 KB to align the shared base; the mbarrier arrays (16 bytes
+    // apart) and the 1024-byte alignment of the tile after them take up to 2 KB more.
+    constexpr int64_t kAlignmentAndBarriers = 3 * 1024;
+    // kv tiles of 128 rows for head dims <= 128; above, the widest multiple of 16 up to 128
+    // whose two stages fit shared memory and whose fragments fit two consumers' registers
+    // (D256: 80; 5-7% faster than 64 at S = 16k, 2-6% at 4k on the H200,
+    // benchmarks/results/configs_d256_blockn80_h200_2026-12-04b.txt).
+    config.blockM = 128;
+    config.warps = 8;
+    config.blockN = 128;
+    if (maxDim > 128)
+      for (int64_t blockN = 128; blockN >= 16; blockN -= 16) {
+        config.blockN = blockN;
+        if (fragmentRegisters(blockN) <= 240 - kSpareRegisters &&
+            config.sharedBytes(elementBytes) + kAlignmentAndBarriers <= target.sharedBytesPerBlock)
+          break;
+      }
     // Three consumer warpgroups (192 query rows) where their fragments fit 160 registers and
     // the kv tile is 128 wide: on the H200 (bf16, B·S = 16k, S = 4k / 16k;
     // benchmarks/results/configs_d64_blockm192_h200_2026-12-04b.txt) D64 runs 17-21% faster,
@@ -69,10 +86,6 @@ TileConfig metaattn::chooseTileConfig(int64_t headDim, int64_t valueDim, int64_t
     if (!masked && schedule.warpSpecialize && !schedule.gemmOverlap && !threeConsumers &&
         maxDim <= 128 && fragmentRegisters(192) <= 240 - kSpareRegisters)
       config.blockN = 192;
-    config.stages = 2;
-    // The emitter adds up to 1 KB to align the shared base; the mbarrier arrays (16 bytes
-    // apart) and the 1024-byte alignment of the tile after them take up to 2 KB more.
-    constexpr int64_t kAlignmentAndBarriers = 3 * 1024;
     while (config.stages > 1 &&
            config.sharedBytes(elementBytes) + kAlignmentAndBarriers > target.sharedBytesPerBlock)
       --config.stages;

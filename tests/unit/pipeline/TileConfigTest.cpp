@@ -1,0 +1,70 @@
+//===- TileConfigTest.cpp - the tile model of softmax-family attention ----===//
+//
+// chooseTileConfig on sm_90a: consumer warpgroups and kv tile widths by head dims, mask and
+// schedule, every choice within the target's shared memory and the consumers' registers.
+//
+//===----------------------------------------------------------------------===//
+
+#include "metaattn/Conversion/AttnToTile/AttnToTile.h"
+
+#include <gtest/gtest.h>
+
+using namespace metaattn;
+
+namespace {
+
+struct Expected {
+  int64_t blockM, blockN, warps, stages;
+};
+
+void expectConfig(const TileConfig &cfg, Expected e) {
+  EXPECT_EQ(cfg.blockM, e.blockM);
+  EXPECT_EQ(cfg.blockN, e.blockN);
+  EXPECT_EQ(cfg.warps, e.warps);
+  EXPECT_EQ(cfg.stages, e.stages);
+  const TargetDesc hopper = *TargetDesc::get("sm_90a");
+  // The emitter's alignment and mbarriers take up to 3 KB more.
+  EXPECT_LE(cfg.sharedBytes(2) + 3072, hopper.sharedBytesPerBlock);
+}
+
+TileConfig hopper(int64_t d, int64_t dv, bool masked, KernelSchedule schedule = {}) {
+  return chooseTileConfig(d, dv, 2, *TargetDesc::get("sm_90a"), masked, schedule);
+}
+
+TEST(TileConfigTest, ThreeConsumerWarpgroupsWhereTheirFragmentsFit) {
+  // D64: scores 64 + probabilities 32 + output 32 registers fit three consumers' 160.
+  expectConfig(hopper(64, 64, /*masked=*/true), {192, 128, 12, 2});
+  expectConfig(hopper(64, 64, /*masked=*/false), {192, 128, 12, 2});
+  // D128: the output accumulator alone takes 64; two consumers.
+  expectConfig(hopper(128, 128, /*masked=*/true), {128, 128, 8, 2});
+  expectConfig(hopper(64, 128, /*masked=*/true), {128, 128, 8, 2});
+}
+
+TEST(TileConfigTest, MaskFreeKernelsTakeWiderKvTiles) {
+  expectConfig(hopper(128, 128, /*masked=*/false), {128, 192, 8, 2});
+}
+
+TEST(TileConfigTest, WideHeadsTakeTheWidestKvTileThatFits) {
+  // D256: 96 rows would need 260 KB in two stages; 80 fit 224 KB.
+  expectConfig(hopper(256, 256, /*masked=*/true), {128, 80, 8, 2});
+  expectConfig(hopper(256, 256, /*masked=*/false), {128, 80, 8, 2});
+  // Dv 256: the registers bound it (128 + 96 / 2 + 96 / 4 = 200 of 208).
+  expectConfig(hopper(128, 256, /*masked=*/true), {128, 96, 8, 2});
+  expectConfig(hopper(192, 128, /*masked=*/true), {128, 128, 8, 2});
+}
+
+TEST(TileConfigTest, OtherSchedulesKeepTwoConsumersAndNarrowTiles) {
+  KernelSchedule overlap{/*warpSpecialize=*/true, /*gemmOverlap=*/true};
+  expectConfig(hopper(64, 64, /*masked=*/false, overlap), {128, 128, 8, 2});
+  expectConfig(hopper(128, 128, /*masked=*/false, overlap), {128, 128, 8, 2});
+  KernelSchedule noWs{/*warpSpecialize=*/false, /*gemmOverlap=*/false};
+  expectConfig(hopper(64, 64, /*masked=*/false, noWs), {128, 128, 8, 2});
+}
+
+TEST(TileConfigTest, MmaSyncTargetsKeepOneWarpgroup) {
+  TileConfig cfg = chooseTileConfig(64, 64, 2, *TargetDesc::get("sm_90"), /*masked=*/false);
+  EXPECT_EQ(cfg.blockM, 64);
+  EXPECT_EQ(cfg.warps, 4);
+}
+
+} // namespace
