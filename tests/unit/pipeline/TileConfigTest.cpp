@@ -57,6 +57,7 @@ TEST(TileConfigTest, OtherSchedulesKeepTwoConsumersAndNarrowTiles) {
   KernelSchedule overlap{/*warpSpecialize=*/true, /*gemmOverlap=*/true};
   expectConfig(hopper(64, 64, /*masked=*/false, overlap), {128, 128, 8, 2});
   expectConfig(hopper(128, 128, /*masked=*/false, overlap), {128, 128, 8, 2});
+  expectConfig(hopper(256, 256, /*masked=*/true, overlap), {128, 64, 8, 2});
   KernelSchedule noWs{/*warpSpecialize=*/false, /*gemmOverlap=*/false};
   expectConfig(hopper(64, 64, /*masked=*/false, noWs), {128, 128, 8, 2});
 }

@@ -61,7 +61,10 @@ TileConfig metaattn::chooseTileConfig(int64_t headDim, int64_t valueDim, int64_t
     config.blockM = 128;
     config.warps = 8;
     config.blockN = 128;
-    if (maxDim > 128)
+    // With the gemm overlap the 64-wide tiles it was measured with (80 spills 8 bytes).
+    if (maxDim > 128 && schedule.gemmOverlap)
+      config.blockN = 64;
+    else if (maxDim > 128)
       for (int64_t blockN = 128; blockN >= 16; blockN -= 16) {
         config.blockN = blockN;
         if (fragmentRegisters(blockN) <= 240 - kSpareRegisters &&

@@ -100,6 +100,23 @@ Value emptyBarrierOf(Value view, scf::ForOp loop) {
   return found;
 }
 
+/// The `full` mbarriers of the ring whose stage `view` is (its TMA copies complete on them),
+/// found from the producer region of the warp_specialize around `loop`; null when that
+/// cannot be told.
+Value fullBarrierOf(Value view, scf::ForOp loop) {
+  auto stage = view.getDefiningOp<StageOp>();
+  auto ws = loop->getParentOfType<WarpSpecializeOp>();
+  if (!stage || !ws)
+    return {};
+  Value found;
+  ws.getProducer().walk([&](TmaCopyOp copy) {
+    auto dest = copy.getDest().getDefiningOp<StageOp>();
+    if (dest && dest.getBuffer() == stage.getBuffer())
+      found = copy.getBarriers();
+  });
+  return found;
+}
+
 /// The loop and the pieces of its body the rewrite moves.
 struct Plan {
   scf::ForOp loop;
@@ -109,6 +126,10 @@ struct Plan {
   Value scores, probs, out;
   /// Stage releases after the output gemm (or after the guard): deferred by one iteration.
   SmallVector<Operation *> releases;
+  /// The consumers' wait for the output gemm's B stage (its TMA copy), or null: it moves
+  /// with that gemm to the next iteration, so that a tile's score gemm does not wait for a
+  /// V tile whose copy could start only when the previous V stage was released.
+  MbarrierWaitOp outputWait;
   /// Top-level ops between the gemms that touch the output accumulator.
   SmallVector<Operation *> rescale;
   /// Stores of a rounded value into the probabilities.
@@ -147,6 +168,14 @@ std::string analyse(scf::ForOp loop, Plan &plan) {
       plan.releases.push_back(op);
   }
   GemmOp first = gemms[0], second = gemms[1];
+  if (Value fullOfB = fullBarrierOf(gemms[1].getB(), loop)) {
+    for (Operation &op : body) {
+      auto wait = dyn_cast<MbarrierWaitOp>(op);
+      if (wait && wait.getBarriers() == fullOfB &&
+          (plan.guard ? wait->isBeforeInBlock(plan.guard) : wait->isBeforeInBlock(first)))
+        plan.outputWait = wait;
+    }
+  }
   plan.scoreGemm = first;
   plan.outputGemm = second;
   plan.scores = first.getC();
@@ -254,6 +283,8 @@ public:
     auto issue = b.create<scf::IfOp>(loc, pending, /*withElseRegion=*/true);
     b.setInsertionPointToStart(issue.thenBlock());
     IRMapping previous = previousAt();
+    if (plan.outputWait)
+      cloneAt(plan.outputWait, previous);
     cast<GemmOp>(cloneAt(plan.outputGemm, previous)).setAsync(true);
     b.create<GemmWaitOp>(loc, 1, ValueRange{plan.scores});
     b.setInsertionPointToStart(issue.elseBlock());
@@ -279,6 +310,8 @@ public:
       auto owed = b.create<scf::IfOp>(loc, pending, /*withElseRegion=*/false);
       b.setInsertionPointToStart(owed.thenBlock());
       IRMapping owedPrevious = previousAt();
+      if (plan.outputWait)
+        cloneAt(plan.outputWait, owedPrevious);
       cloneAt(plan.outputGemm, owedPrevious);
     }
 
@@ -289,12 +322,27 @@ public:
       auto release = b.create<scf::IfOp>(loc, notFirst, /*withElseRegion=*/false);
       b.setInsertionPointToStart(release.thenBlock());
       IRMapping prev = previousAt();
+      // A skipped tile's V copy was not waited for: its stage is released only once it landed
+      // (a second wait for a completed phase returns at once).
+      if (plan.outputWait)
+        cloneAt(plan.outputWait, prev);
       for (Operation *op : plan.releases)
         cloneAt(op, prev);
     }
 
-    // After the loop: the last output gemm, if its tile was not skipped.
+    // After the loop: the last tile's V copy (in flight even when the tile was skipped) and
+    // its output gemm, if the tile was not skipped.
     b.setInsertionPointAfter(loop);
+    if (plan.outputWait) {
+      Value ran = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::sgt, loop.getUpperBound(),
+                                          loop.getLowerBound());
+      auto landed = b.create<scf::IfOp>(loc, ran, /*withElseRegion=*/false);
+      b.setInsertionPointToStart(landed.thenBlock());
+      IRMapping lastWait;
+      lastWait.map(iv, b.create<arith::SubIOp>(loc, loop.getUpperBound(), idx(1)));
+      cloneAt(plan.outputWait, lastWait);
+      b.setInsertionPointAfter(landed);
+    }
     auto tail = b.create<scf::IfOp>(loc, loop.getResult(0), /*withElseRegion=*/false);
     b.setInsertionPointToStart(tail.thenBlock());
     IRMapping last;
@@ -303,6 +351,8 @@ public:
     for (Operation *op : plan.releases)
       op->erase();
     plan.outputGemm->erase();
+    if (plan.outputWait)
+      plan.outputWait->erase();
   }
 
 private:
