@@ -685,13 +685,14 @@ __global__ void kMath(const float* x, float* y, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n)
     return;
-  y[7 * i + 0] = metaattn::dev::exp(x[i]);
-  y[7 * i + 1] = exp2Approx(x[i]);
-  y[7 * i + 2] = metaattn::dev::log(std::fabs(x[i]));
-  y[7 * i + 3] = metaattn::dev::tanh(x[i] * 0.1f);
-  y[7 * i + 4] = metaattn::dev::max(x[i], negInf());
-  y[7 * i + 5] = metaattn::dev::expSub(x[i], 37.5f);
-  y[7 * i + 6] = metaattn::dev::expSubScaled(x[i], 0.125f, 2.5f);
+  y[8 * i + 0] = metaattn::dev::exp(x[i]);
+  y[8 * i + 1] = exp2Approx(x[i]);
+  y[8 * i + 2] = metaattn::dev::log(std::fabs(x[i]));
+  y[8 * i + 3] = metaattn::dev::tanh(x[i] * 0.1f);
+  y[8 * i + 4] = metaattn::dev::max(x[i], negInf());
+  y[8 * i + 5] = metaattn::dev::expSub(x[i], 37.5f);
+  y[8 * i + 6] = metaattn::dev::expSubScaled(x[i], 0.125f, 2.5f);
+  y[8 * i + 7] = metaattn::dev::sigmoid(x[i] * 0.25f);
 }
 
 void testMath() {
@@ -699,39 +700,42 @@ void testMath() {
   std::vector<float> x(n);
   for (int i = 0; i < n; ++i)
     x[i] = -80.f + 160.f * i / (n - 1) + 1e-3f;
-  DevBuf<float> dx(x), dy(7 * n);
+  DevBuf<float> dx(x), dy(8 * n);
   kMath<<<(n + 127) / 128, 128>>>(dx.p, dy.p, n);
   CUDA_CHECK(cudaDeviceSynchronize());
   auto y = dy.down();
-  double eExp = 0, eExp2 = 0, eLog = 0, eTanh = 0, eSub = 0, eScaled = 0;
+  double eExp = 0, eExp2 = 0, eLog = 0, eTanh = 0, eSub = 0, eScaled = 0, eSigmoid = 0;
   int badMax = 0;
   for (int i = 0; i < n; ++i) {
     double xi = x[i];
     // Documented bounds: exp rel <= 2^-22 + |x| 2^-24 (x2 margin); ex2 rel
     // 2^-22 (x2); log abs <= 2^-21 + rel 2^-22; tanh.approx rel 2^-11 (x2).
-    eExp = std::max(eExp, std::fabs(y[7 * i] - std::exp(xi)) / std::exp(xi) /
+    eExp = std::max(eExp, std::fabs(y[8 * i] - std::exp(xi)) / std::exp(xi) /
                               (2 * (std::ldexp(1.0, -22) + std::fabs(xi) * std::ldexp(1.0, -24))));
-    eExp2 = std::max(eExp2, std::fabs(y[7 * i + 1] - std::exp2(xi)) / std::exp2(xi) /
+    eExp2 = std::max(eExp2, std::fabs(y[8 * i + 1] - std::exp2(xi)) / std::exp2(xi) /
                                 (2 * std::ldexp(1.0, -22)));
     double lw = std::log(std::fabs(xi));
-    eLog = std::max(eLog, std::fabs(y[7 * i + 2] - lw) /
+    eLog = std::max(eLog, std::fabs(y[8 * i + 2] - lw) /
                               (std::ldexp(1.0, -21) + std::ldexp(1.0, -22) * std::fabs(lw)));
     double tw = std::tanh(xi * 0.1f);
     eTanh = std::max(eTanh,
-                     std::fabs(y[7 * i + 3] - tw) / (std::ldexp(1.0, -10) * std::fabs(tw) + 1e-6));
-    badMax += y[7 * i + 4] != x[i];
+                     std::fabs(y[8 * i + 3] - tw) / (std::ldexp(1.0, -10) * std::fabs(tw) + 1e-6));
+    badMax += y[8 * i + 4] != x[i];
     // expSub(a, b): ex2's 2^-22 plus the roundings of b*log2e and of the fma, |b| 2^-24 and
     // |a - b| 2^-24 in the exponent (x2 margin).
     // expSubScaled(x, k, b): also k·log2e rounded, |x·k| 2^-24 in the exponent (x2 margin).
     double xk = xi * 0.125, ek = std::exp(xk - 2.5);
     eScaled = std::max(
-        eScaled, std::fabs(y[7 * i + 6] - ek) / ek /
+        eScaled, std::fabs(y[8 * i + 6] - ek) / ek /
                      (2 * (std::ldexp(1.0, -22) +
                            (std::fabs(xk - 2.5) + 2.5 + std::fabs(xk)) * std::ldexp(1.0, -24))));
+    // sigmoid(x): absolute error 2^-12 (x2 margin), on x/4 in [-20, 20].
+    double sg = 1.0 / (1.0 + std::exp(-(double)(x[i] * 0.25f)));
+    eSigmoid = std::max(eSigmoid, std::fabs(y[8 * i + 7] - sg) / (2 * std::ldexp(1.0, -12)));
     double es = std::exp(xi - 37.5);
     if (xi - 37.5 < -87) // below 2^-126: flushed to zero (-ftz), as documented
       continue;
-    eSub = std::max(eSub, std::fabs(y[7 * i + 5] - es) / es /
+    eSub = std::max(eSub, std::fabs(y[8 * i + 5] - es) / es /
                               (2 * (std::ldexp(1.0, -22) +
                                     (std::fabs(xi - 37.5) + 37.5) * std::ldexp(1.0, -24))));
   }
@@ -744,6 +748,7 @@ void testMath() {
          fmtErr(eSub, 1) + " (x bound)");
   report("expSubScaled(x, 0.125, 2.5) (one fma) on x in [-80,80]", eScaled <= 1,
          fmtErr(eScaled, 1) + " (x bound)");
+  report("sigmoid (tanh.approx) on [-20,20]", eSigmoid <= 1, fmtErr(eSigmoid, 1) + " (x bound)");
 }
 
 __global__ void kSpecials(float* y) {
@@ -756,18 +761,20 @@ __global__ void kSpecials(float* y) {
   y[6] = toFloat(fromFloat<bf16>(3.0e38f));
   y[7] = metaattn::dev::expSub(negInf(), 0.f);
   y[8] = metaattn::dev::expSub(1.f, negInf());
+  y[9] = metaattn::dev::sigmoid(posInf());
+  y[10] = metaattn::dev::sigmoid(negInf());
 }
 
 void testSpecials() {
-  DevBuf<float> d(9);
+  DevBuf<float> d(11);
   kSpecials<<<1, 1>>>(d.p);
   CUDA_CHECK(cudaDeviceSynchronize());
   auto y = d.down();
   bool ok = y[0] == 0.f && y[1] == 0.f && std::isinf(y[2]) && y[2] < 0 && std::isinf(y[3]) &&
             y[3] < 0 && y[4] == 1.0f && y[5] == h2f(f2h(0.1f)) && y[6] == bf2f(f2bf(3.0e38f)) &&
-            y[7] == 0.f && std::isinf(y[8]) && y[8] > 0;
+            y[7] == 0.f && std::isinf(y[8]) && y[8] > 0 && y[9] == 1.f && y[10] == 0.f;
   report("special values (exp(-inf)=0, log(0)=-inf, bf16/fp16 RNE conversions, "
-         "expSub(-inf, 0)=0, expSub(1, -inf)=inf)",
+         "expSub(-inf, 0)=0, expSub(1, -inf)=inf, sigmoid(+-inf)=1, 0)",
          ok);
 }
 

@@ -56,6 +56,29 @@ static const char *cmpIOperator(arith::CmpIPredicate p, bool &isUnsigned) {
   return "==";
 }
 
+/// Whether `v` is the f32 constant `c`.
+static bool isConstant(Value v, double c) {
+  auto cst = v.getDefiningOp<arith::ConstantOp>();
+  auto f = cst ? dyn_cast<FloatAttr>(cst.getValue()) : FloatAttr();
+  return f && f.getValueAsDouble() == c;
+}
+
+/// x when `d` is 1 / (1 + exp(-x)) in f32 (the addition in either order), else null.
+static Value logisticArgument(arith::DivFOp d) {
+  if (!d.getType().isF32() || !isConstant(d.getLhs(), 1.0))
+    return {};
+  auto add = d.getRhs().getDefiningOp<arith::AddFOp>();
+  if (!add)
+    return {};
+  for (unsigned i = 0; i < 2; ++i) {
+    auto exp = add->getOperand(i).getDefiningOp<math::ExpOp>();
+    auto neg = exp ? exp.getOperand().getDefiningOp<arith::NegFOp>() : arith::NegFOp();
+    if (neg && isConstant(add->getOperand(1 - i), 1.0))
+      return neg.getOperand();
+  }
+  return {};
+}
+
 LogicalResult Printer::printScalar(Operation *op) {
   if (op->getNumResults() != 1)
     return op->emitOpError() << "cannot be printed as CUDA: expected one result";
@@ -120,7 +143,12 @@ LogicalResult Printer::printScalar(Operation *op) {
           .Case([&](arith::AddFOp) { return binary("+"); })
           .Case([&](arith::SubFOp) { return binary("-"); })
           .Case([&](arith::MulFOp) { return binary("*"); })
-          .Case([&](arith::DivFOp) { return binary("/"); })
+          .Case([&](arith::DivFOp d) {
+            // 1 / (1 + exp(-x)): the logistic function on one special-function op.
+            if (Value x = logisticArgument(d))
+              return "metaattn::dev::sigmoid(" + name(x) + ")";
+            return binary("/");
+          })
           .Case([&](arith::NegFOp) { return "-" + operand(0); })
           .Case<arith::MaximumFOp, arith::MaxNumFOp>([&](Operation *) { return call("fmaxf"); })
           .Case<arith::MinimumFOp, arith::MinNumFOp>([&](Operation *) { return call("fminf"); })
