@@ -75,19 +75,27 @@ SmallVector<Value> buffersOf(Operation *op) {
   return out;
 }
 
-/// The `empty` mbarriers of the ring whose stage `view` is, found from the producer region
-/// of the warp_specialize around `loop` (it waits for them before announcing the bytes of a
-/// TMA copy into that ring); null when that cannot be told.
-Value emptyBarrierOf(Value view, scf::ForOp loop) {
+/// The producer's TMA copies into the ring whose stage `view` is (in the warp_specialize
+/// around `loop`); empty when that cannot be told.
+SmallVector<TmaCopyOp> copiesInto(Value view, scf::ForOp loop) {
+  SmallVector<TmaCopyOp> copies;
   auto stage = view.getDefiningOp<StageOp>();
   auto ws = loop->getParentOfType<WarpSpecializeOp>();
   if (!stage || !ws)
-    return {};
-  Value found;
+    return copies;
   ws.getProducer().walk([&](TmaCopyOp copy) {
     auto dest = copy.getDest().getDefiningOp<StageOp>();
-    if (!dest || dest.getBuffer() != stage.getBuffer())
-      return;
+    if (dest && dest.getBuffer() == stage.getBuffer())
+      copies.push_back(copy);
+  });
+  return copies;
+}
+
+/// The `empty` mbarriers of the ring whose stage `view` is: the producer waits for them before
+/// announcing the bytes of a TMA copy into that ring; null when that cannot be told.
+Value emptyBarrierOf(Value view, scf::ForOp loop) {
+  Value found;
+  for (TmaCopyOp copy : copiesInto(view, loop)) {
     for (Operation *op = copy->getPrevNode(); op; op = op->getPrevNode()) {
       auto expect = dyn_cast<MbarrierExpectTxOp>(op);
       if (!expect || expect.getBarriers() != copy.getBarriers())
@@ -96,25 +104,15 @@ Value emptyBarrierOf(Value view, scf::ForOp loop) {
         found = wait.getBarriers();
       break;
     }
-  });
+  }
   return found;
 }
 
-/// The `full` mbarriers of the ring whose stage `view` is (its TMA copies complete on them),
-/// found from the producer region of the warp_specialize around `loop`; null when that
-/// cannot be told.
+/// The `full` mbarriers of the ring whose stage `view` is (its TMA copies complete on them);
+/// null when that cannot be told.
 Value fullBarrierOf(Value view, scf::ForOp loop) {
-  auto stage = view.getDefiningOp<StageOp>();
-  auto ws = loop->getParentOfType<WarpSpecializeOp>();
-  if (!stage || !ws)
-    return {};
-  Value found;
-  ws.getProducer().walk([&](TmaCopyOp copy) {
-    auto dest = copy.getDest().getDefiningOp<StageOp>();
-    if (dest && dest.getBuffer() == stage.getBuffer())
-      found = copy.getBarriers();
-  });
-  return found;
+  SmallVector<TmaCopyOp> copies = copiesInto(view, loop);
+  return copies.empty() ? Value() : copies.back().getBarriers();
 }
 
 /// The loop and the pieces of its body the rewrite moves.
