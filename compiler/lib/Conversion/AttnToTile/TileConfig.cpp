@@ -30,8 +30,8 @@ TileConfig metaattn::chooseTileConfig(int64_t headDim, int64_t valueDim, int64_t
   config.paddedDim = roundUp(headDim, 16);
   config.paddedValueDim = roundUp(valueDim, 16);
   config.stages = 2;
-  // Hopper (wgmma): two consumer warpgroups of 64 query rows each (plus the TMA producer
-  // warpgroup of tile-warp-specialize); both gemms run on wgmma when every shared tile's rows
+  // Hopper (wgmma): two consumer warpgroups of 64 query rows each, three where their
+  // fragments fit (below; plus the TMA producer warpgroup of tile-warp-specialize); both gemms run on wgmma when every shared tile's rows
   // are whole 128-byte swizzle blocks and the value accumulator fits one instruction
   // (N <= 256). kv tiles of 128 rows where the head dims are at most 128 (see below for
   // wider heads and mask-free kernels), in two stages: with warp specialisation on the H200 (B·S =

@@ -4,6 +4,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Matchers.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 #include <cmath>
@@ -56,16 +57,9 @@ static const char *cmpIOperator(arith::CmpIPredicate p, bool &isUnsigned) {
   return "==";
 }
 
-/// Whether `v` is the f32 constant `c`.
-static bool isConstant(Value v, double c) {
-  auto cst = v.getDefiningOp<arith::ConstantOp>();
-  auto f = cst ? dyn_cast<FloatAttr>(cst.getValue()) : FloatAttr();
-  return f && f.getValueAsDouble() == c;
-}
-
 /// x when `d` is 1 / (1 + exp(-x)) in f32 (the addition in either order), else null.
 static Value logisticArgument(arith::DivFOp d) {
-  if (!d.getType().isF32() || !isConstant(d.getLhs(), 1.0))
+  if (!d.getType().isF32() || !matchPattern(d.getLhs(), m_OneFloat()))
     return {};
   auto add = d.getRhs().getDefiningOp<arith::AddFOp>();
   if (!add)
@@ -73,7 +67,7 @@ static Value logisticArgument(arith::DivFOp d) {
   for (unsigned i = 0; i < 2; ++i) {
     auto exp = add->getOperand(i).getDefiningOp<math::ExpOp>();
     auto neg = exp ? exp.getOperand().getDefiningOp<arith::NegFOp>() : arith::NegFOp();
-    if (neg && isConstant(add->getOperand(1 - i), 1.0))
+    if (neg && matchPattern(add->getOperand(1 - i), m_OneFloat()))
       return neg.getOperand();
   }
   return {};

@@ -35,9 +35,6 @@ struct TileConfig {
   int64_t sharedBytes(int64_t elementBytes) const;
 };
 
-/// Chooses tile sizes from the head dims, the element size and the target: the largest kv
-/// tile whose shared-memory footprint (Q, plus `stages` copies of K and V) fits, and a
-/// register estimate (output accumulator + score tile per thread) under the target's limit.
 /// How the kernel will be scheduled after convert-attn-to-tile (the passes that follow).
 struct KernelSchedule {
   /// tile-warp-specialize will give it a TMA producer warpgroup.
@@ -46,6 +43,9 @@ struct KernelSchedule {
   bool gemmOverlap = false;
 };
 
+/// Chooses tile sizes from the head dims, the element size and the target: the largest kv
+/// tile whose shared-memory footprint (Q, plus `stages` copies of K and V) fits, and a
+/// register estimate (output accumulator + score tile per thread) under the target's limit.
 /// `masked`: the attention has a mask other than `true` (its kv tiles are not all full).
 TileConfig chooseTileConfig(int64_t headDim, int64_t valueDim, int64_t elementBytes,
                             const TargetDesc &target, bool masked = true,
