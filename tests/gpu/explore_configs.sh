@@ -19,7 +19,7 @@ for f in ${SHAPES:-d64 d64c d128 d128c d256 d256c}; do
     IFS='|' read -ra cfgs <<< "$CONFIGS"
     for c in "${cfgs[@]}"; do
       opts=""; [ "$c" != default ] && opts="$c"
-      r=$("$BIN/metaattn-run" "$OUT/cfg.mlir" --device=gpu --function=$f --batch=$b \
+      r=$(timeout 60 "$BIN/metaattn-run" "$OUT/cfg.mlir" --device=gpu --function=$f --batch=$b \
           --seq-q=$s --bench --no-check --iters=20 $opts 2>&1 | grep -o "[0-9.e+-]* TFLOP/s" | head -1)
       printf "%-6s %-6s %-28s %s\n" "$f" "$s" "$c" "${r:-error}"
     done

@@ -57,7 +57,8 @@ mlir::LogicalResult run::printResourceReport(const std::vector<LoweredKernel> &k
     os << "  resources " << kernel.name << " (" << arch << "): " << registers
        << " registers/thread, spills " << spillStores << " B stored / " << spillLoads
        << " B loaded, " << sig.dynamicSharedBytes << " B dynamic shared, " << sig.threads
-       << " threads; gemms: " << count(kernel.cudaSource, "wg::gemm") << " wgmma, "
+       << " threads" << (sig.persistent ? ", persistent" : "")
+       << "; gemms: " << count(kernel.cudaSource, "wg::gemm") << " wgmma, "
        << count(kernel.cudaSource, "warp::gemm") << " mma.sync\n";
     if (log.find("serialized") != std::string::npos)
       os << "    warning: ptxas serialized the wgmma instructions (see --dump-cuda and ptxas)\n";

@@ -152,6 +152,12 @@ static cl::opt<bool> pingpongOpt(
              "(default false: measured slower while each gemm waits for its own wgmma)"),
     cl::init(false));
 
+static cl::opt<bool> persistentOpt(
+    cl::cat(runCategory), "persistent",
+    cl::desc("warp-specialised kernels walk the grid's tiles from one block per "
+             "multiprocessor, loading the next tile while finishing one (default false)"),
+    cl::init(false));
+
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   // --help lists this tool's options, not every option the linked LLVM libraries register.
@@ -185,6 +191,7 @@ int main(int argc, char **argv) {
   options.pipeline.warpSpecialize = warpSpecializeOpt;
   options.pipeline.pingpong = pingpongOpt;
   options.pipeline.gemmOverlap = gemmOverlapOpt;
+  options.pipeline.persistent = persistentOpt;
   options.pipeline.tuningFile = tuningFileOpt.empty() ? defaultTuningFile() : tuningFileOpt;
   if ((autotuneOpt || recordTuningOpt) && options.pipeline.tuningFile.empty()) {
     llvm::errs() << "metaattn-run: --autotune and --record-tuning need --tuning-file (or "

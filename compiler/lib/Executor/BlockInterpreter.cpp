@@ -246,6 +246,10 @@ LogicalResult BlockInterpreter::runOp(Operation &op) {
         scalars[o.getResult()] = Scalar::ofInt(blockId[o.getDim()]);
         return success();
       })
+      .Case<tile::NumBlocksOp>([&](auto o) {
+        scalars[o.getResult()] = Scalar::ofInt(grid[o.getDim()]);
+        return success();
+      })
       .Case<tile::DimOp>([&](auto o) -> LogicalResult {
         HostTensor *t = global(&op, o.getTensor());
         if (!t)

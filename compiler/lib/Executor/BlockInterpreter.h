@@ -60,7 +60,7 @@ struct RuntimeValue {
 /// Runs the ops of one block of the launch grid.
 class BlockInterpreter {
 public:
-  BlockInterpreter(std::array<int64_t, 3> blockId, std::string &error);
+  BlockInterpreter(std::array<int64_t, 3> blockId, std::array<int64_t, 3> grid, std::string &error);
   ~BlockInterpreter();
 
   /// Runs the kernel body with its parameters bound to `params`.
@@ -113,6 +113,7 @@ private:
   mlir::LogicalResult fail(mlir::Operation *op, const llvm::Twine &message);
 
   std::array<int64_t, 3> blockId;
+  std::array<int64_t, 3> grid; // the launched grid (tile.num_blocks)
   std::string &error;
   llvm::DenseMap<mlir::Value, Scalar> scalars;
   llvm::DenseMap<mlir::Value, BufferView> buffers;

@@ -53,14 +53,15 @@ namespace {
 constexpr auto kWaitLimit = std::chrono::seconds(20);
 } // namespace
 
-BlockInterpreter::BlockInterpreter(std::array<int64_t, 3> blockId, std::string &error)
-    : blockId(blockId), error(error), barriers(std::make_shared<BarrierState>()) {}
+BlockInterpreter::BlockInterpreter(std::array<int64_t, 3> blockId, std::array<int64_t, 3> grid,
+                                   std::string &error)
+    : blockId(blockId), grid(grid), error(error), barriers(std::make_shared<BarrierState>()) {}
 
 BlockInterpreter::~BlockInterpreter() = default;
 
 LogicalResult BlockInterpreter::runWarpSpecialize(tile::WarpSpecializeOp op) {
   std::string producerError;
-  BlockInterpreter producer(blockId, producerError);
+  BlockInterpreter producer(blockId, grid, producerError);
   producer.scalars = scalars;
   producer.buffers = buffers;
   producer.globals = globals;

@@ -13,6 +13,11 @@
 using namespace mlir;
 using namespace metaattn;
 
+namespace {
+/// The blocks the executor launches for a persistent kernel.
+constexpr int64_t kPersistentBlocks = 3;
+} // namespace
+
 LogicalResult metaattn::checkKernelParams(tile::KernelOp kernel, ArrayRef<HostTensor *> params,
                                           std::string &error) {
   ArrayRef<Type> types = kernel.getArgumentTypes();
@@ -91,10 +96,14 @@ LogicalResult metaattn::executeKernel(tile::KernelOp kernel, ArrayRef<HostTensor
   if (failed(checkKernelParams(kernel, params, error)) ||
       failed(computeGrid(kernel, params, grid, error)))
     return failure();
+  // A persistent kernel walks the grid itself; three blocks give most blocks several tiles
+  // (and an uneven share), as the GPU's one block per multiprocessor does at large sizes.
+  if (kernel->hasAttr(tile::kPersistentAttr))
+    grid = {std::min<int64_t>(grid[0] * grid[1] * grid[2], kPersistentBlocks), 1, 1};
   for (int64_t z = 0; z < grid[2]; ++z)
     for (int64_t y = 0; y < grid[1]; ++y)
       for (int64_t x = 0; x < grid[0]; ++x) {
-        executor::BlockInterpreter interpreter({x, y, z}, error);
+        executor::BlockInterpreter interpreter({x, y, z}, grid, error);
         if (failed(interpreter.runKernel(kernel, params))) {
           error += " (in block (" + std::to_string(x) + ", " + std::to_string(y) + ", " +
                    std::to_string(z) + "))";

@@ -56,7 +56,8 @@ void metaattn::buildAttnToTilePipeline(OpPassManager &pm, const PipelineOptions 
   kernels.addPass(createCanonicalizerPass());
   kernels.addPass(tile::createTilePipelinePlan());
   if (options.warpSpecialize)
-    kernels.addPass(tile::createTileWarpSpecialize({target, /*verbose=*/false}));
+    kernels.addPass(tile::createTileWarpSpecialize(
+        {target, /*verbose=*/false, /*persistent=*/options.persistent}));
   if (options.warpSpecialize && options.gemmOverlap)
     kernels.addPass(tile::createTileGemmOverlap());
   if (options.warpSpecialize && options.pingpong)
@@ -74,6 +75,8 @@ std::string metaattn::tuningArch(llvm::StringRef target, const PipelineOptions &
     arch += "+pingpong";
   if (options.gemmOverlap)
     arch += "+gemm-overlap";
+  if (options.persistent)
+    arch += "+persistent";
   return arch;
 }
 
@@ -130,6 +133,10 @@ struct LowerPipelineOptions : public PassPipelineOptions<LowerPipelineOptions> {
                            llvm::cl::desc("warp-specialised kernels: run a tile's output gemm "
                                           "behind the next tile's softmax (default false)"),
                            llvm::cl::init(false)};
+  Option<bool> persistent{*this, "persistent",
+                          llvm::cl::desc("warp-specialised kernels walk the grid's tiles from "
+                                         "one block per multiprocessor (default false)"),
+                          llvm::cl::init(false)};
   Option<bool> warpSpecialize{*this, "warp-specialize",
                               llvm::cl::desc("sm_90a: TMA producer warpgroup + consumers where "
                                              "the kernel fits (default true)"),
@@ -156,6 +163,7 @@ void metaattn::registerMetaAttnPipelines() {
         options.warpSpecialize = cl.warpSpecialize;
         options.pingpong = cl.pingpong;
         options.gemmOverlap = cl.gemmOverlap;
+        options.persistent = cl.persistent;
         buildAttnToTilePipeline(pm, options);
       });
 }

@@ -60,6 +60,10 @@ struct PipelineOptions {
   /// computes the next tile's softmax (tile-gemm-overlap). Off by default: measured slower
   /// on the H200 in all but one shape (benchmarks/RESULTS.md).
   bool gemmOverlap = false;
+  /// Warp-specialised kernels walk the grid's tiles from one block per multiprocessor, the
+  /// producer loading the next tile while the consumers finish one (tile-warp-specialize
+  /// persistent).
+  bool persistent = false;
 };
 
 /// The target of a pipeline without one and no device: Hopper with wgmma.

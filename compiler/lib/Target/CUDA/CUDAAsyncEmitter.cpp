@@ -16,7 +16,7 @@ using namespace metaattn::cuda;
 using namespace metaattn::tile;
 
 namespace {
-/// Registers per thread of the producer warpgroup after setmaxnreg.dec.
+/// The fewest registers per thread the producer warpgroup keeps after setmaxnreg.dec.
 constexpr int64_t kProducerRegisters = 24;
 /// The most registers a thread can hold.
 constexpr int64_t kMaxRegisters = 240;
@@ -44,15 +44,21 @@ std::string Printer::tensorMapFor(TmaCopyOp copy) {
 
 LogicalResult Printer::printWarpSpecialize(WarpSpecializeOp op) {
   int64_t consumers = op.getConsumerThreads();
-  // The consumers take what the producer gives up, in multiples of 8 registers.
+  constexpr int64_t producerThreads = WarpSpecializeOp::kProducerThreads;
+  // The block starts with the registers ptxas gives each of its threads under
+  // __launch_bounds__(threads, 1) (the file's share, a multiple of 8); the consumers take
+  // what the producer gives up, in multiples of 8, and the producer keeps what is left
+  // (32 with three consumer warpgroups, whose 160 are their most at 512 threads).
+  int64_t pool = std::min<int64_t>(255, kRegisterFile / (consumers + producerThreads) / 8 * 8) *
+                 (consumers + producerThreads);
   int64_t consumerRegisters = std::min<int64_t>(
-      kMaxRegisters, (kRegisterFile - WarpSpecializeOp::kProducerThreads * kProducerRegisters) /
-                         consumers / 8 * 8);
+      kMaxRegisters, (pool - producerThreads * kProducerRegisters) / consumers / 8 * 8);
+  int64_t producerRegisters = (pool - consumers * consumerRegisters) / producerThreads / 8 * 8;
   std::string ns = "metaattn::dev::";
   line() << "if ((int)threadIdx.x >= " << consumers << ") {  // tile.warp_specialize producer\n";
   {
     IndentScope scope(*this);
-    line() << ns << "wg::setMaxRegs<false, " << kProducerRegisters << ">();\n";
+    line() << ns << "wg::setMaxRegs<false, " << producerRegisters << ">();\n";
     line() << "if ((int)threadIdx.x == " << consumers << ") {\n";
     IndentScope inner(*this);
     if (failed(printBlock(op.getProducer().front())))

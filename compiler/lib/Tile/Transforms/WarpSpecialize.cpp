@@ -6,6 +6,12 @@
 // and release it on its "empty" mbarrier right after they last read it. Kernels that do not
 // fit keep the cp.async pipeline of tile-pipeline-expand.
 //
+// In `persistent` mode both sides also loop over the grid's tiles (launched blocks take
+// them in rounds): the producer copies the next tile's query and first kv
+// tiles while the consumers finish the current one, so only the first tile of each block
+// pays the memory latency. The rings' slot and phase then count kv iterations across tiles,
+// and the query tile gets an "empty" mbarrier the consumers arrive on after its last read.
+//
 //===----------------------------------------------------------------------===//
 
 #include "metaattn/Dialect/Tile/Transforms/Passes.h"
@@ -13,6 +19,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SetVector.h"
 
@@ -158,9 +165,9 @@ std::string analyse(KernelOp kernel, Plan &plan) {
 
 class Rewriter {
 public:
-  Rewriter(KernelOp kernel, Plan &plan)
+  Rewriter(KernelOp kernel, Plan &plan, bool persistent)
       : kernel(kernel), plan(plan), b(kernel.getContext()), loc(plan.loop.getLoc()),
-        stages(plan.loop.getNumStages()) {}
+        stages(plan.loop.getNumStages()), persistent(persistent) {}
 
   void run() {
     Block &body = kernel.getBody().front();
@@ -194,6 +201,16 @@ public:
       prologueBarriers.push_back(b.create<AllocOp>(loc, oneBarrier, nullptr));
       b.create<MbarrierInitOp>(loc, prologueBarriers.back(), 1);
     }
+    if (persistent) {
+      // The consumers release the query tiles once per tile; the producer waits for that
+      // before it copies the next ones.
+      if (!plan.prologueCopies.empty()) {
+        prologueEmpty = b.create<AllocOp>(loc, oneBarrier, nullptr);
+        b.create<MbarrierInitOp>(loc, prologueEmpty, consumers / 32);
+      }
+      buildTileCount();
+      kernel->setAttr(kPersistentAttr, b.getUnitAttr());
+    }
     b.create<BarrierOp>(loc);
     auto ws = b.create<WarpSpecializeOp>(loc, consumers);
     // Their tiles are written by the producer and read by the consumers.
@@ -211,15 +228,29 @@ public:
                                     std::next(ws->getIterator()),
                                     body.getTerminator()->getIterator());
     buildProducer(ws.getProducer().front());
-    buildConsumerLoop();
+    // The consumers' ops, in persistent mode inside their loop over tiles.
+    Block *consumerOps = &consumer;
+    TileLoop tiles;
+    if (persistent) {
+      b.setInsertionPointToStart(&consumer);
+      tiles = openTileLoop();
+      consumerOps = tiles.loop.getBody();
+      consumerOps->getOperations().splice(consumerOps->end(), consumer.getOperations(),
+                                          std::next(tiles.loop->getIterator()),
+                                          consumer.getTerminator()->getIterator());
+      replaceBlockIds(*consumerOps, tiles);
+    }
+    buildConsumerLoop(tiles.base);
     for (auto [copy, barrier] : llvm::zip(plan.prologueCopies, prologueBarriers)) {
       b.setInsertionPoint(copy);
-      Value zero = idx(0); // the barrier's only slot, and its first phase
-      b.create<MbarrierWaitOp>(loc, barrier, zero, zero);
+      Value slot = idx(0); // the barrier's only slot; its phase alternates per tile
+      b.create<MbarrierWaitOp>(loc, barrier, slot, persistent ? tileParity(tiles, 0) : slot);
       copy.erase();
     }
+    if (persistent)
+      closeConsumerTileLoop(tiles);
     if (!plan.prologueCopies.empty())
-      dropRedundantConsumerBarrier(consumer);
+      dropRedundantConsumerBarrier(*consumerOps);
     for (auto &[original, multi] : ring)
       if (original.use_empty())
         original.getDefiningOp()->erase();
@@ -237,14 +268,19 @@ private:
         op.erase();
         return;
       }
-      if (!isa<AllocOp, MbarrierWaitOp>(op) && !(isPure(&op) && op.getNumRegions() == 0))
+      // Memory-effect free, not pure: a division by the grid's extent is not speculatable.
+      if (!isa<AllocOp, MbarrierWaitOp>(op) &&
+          !(isMemoryEffectFree(&op) && op.getNumRegions() == 0))
         return;
     }
   }
 
-  /// (slot, round) of iteration `j` of a loop starting at `lo`.
-  std::pair<Value, Value> slotAndRound(Value j, Value lo) {
+  /// (slot, round) of iteration `j` of a loop starting at `lo`, after `base` iterations of
+  /// earlier tiles (null: none).
+  std::pair<Value, Value> slotAndRound(Value j, Value lo, Value base) {
     Value rel = b.create<arith::SubIOp>(loc, j, lo);
+    if (base)
+      rel = b.create<arith::AddIOp>(loc, rel, base);
     return {b.create<arith::RemUIOp>(loc, rel, idx(stages)),
             b.create<arith::DivUIOp>(loc, rel, idx(stages))};
   }
@@ -259,8 +295,18 @@ private:
   void buildProducer(Block &producer) {
     b.setInsertionPoint(producer.getTerminator());
     IRMapping mapping;
-    for (Operation *op : plan.slice)
-      b.clone(*op, mapping);
+    TileLoop tiles;
+    if (persistent)
+      tiles = openTileLoop();
+    for (Operation *op : plan.slice) {
+      auto id = dyn_cast<BlockIdOp>(op);
+      if (persistent && id)
+        mapping.map(id.getResult(), tiles.coords[id.getDim()]);
+      else
+        b.clone(*op, mapping);
+    }
+    if (persistent && prologueEmpty) // the consumers are done with the last tile's queries
+      b.create<MbarrierWaitOp>(loc, prologueEmpty, idx(0), tileParity(tiles, 1));
     for (auto [copy, barrier] : llvm::zip(plan.prologueCopies, prologueBarriers)) {
       auto type = cast<MemRefType>(copy.getDest().getType());
       Value slot = idx(0);
@@ -274,9 +320,13 @@ private:
     Value lo = mapping.lookupOrDefault(plan.loop.getLower());
     Value hi = mapping.lookupOrDefault(plan.loop.getUpper());
     auto forOp = b.create<scf::ForOp>(loc, lo, hi, idx(1));
+    if (persistent) {
+      b.setInsertionPointAfter(forOp);
+      yieldNextTile(tiles, lo, hi);
+    }
     b.setInsertionPointToStart(forOp.getBody());
     Value j = forOp.getInductionVar();
-    auto [slot, round] = slotAndRound(j, lo);
+    auto [slot, round] = slotAndRound(j, lo, tiles.base);
     // Round r reuses the stage the consumers released in round r - 1; in round 0 the wait
     // for parity 1 passes at once.
     Value parity =
@@ -309,14 +359,15 @@ private:
     }
   }
 
-  void buildConsumerLoop() {
+  void buildConsumerLoop(Value base) {
     PipelinedOp loop = plan.loop;
     b.setInsertionPoint(loop);
     Value lo = loop.getLower();
     auto forOp = b.create<scf::ForOp>(loc, lo, loop.getUpper(), idx(1));
+    consumerKvLoop = forOp;
     b.setInsertionPointToStart(forOp.getBody());
     Value j = forOp.getInductionVar();
-    auto [slot, round] = slotAndRound(j, lo);
+    auto [slot, round] = slotAndRound(j, lo, base);
     Value parity = b.create<arith::AndIOp>(loc, round, idx(1));
     IRMapping mapping;
     mapping.map(loop.getInductionVar(), j);
@@ -356,6 +407,141 @@ private:
     loop.erase();
   }
 
+  /// The loop of a persistent kernel's side over its block's tiles (`for t = block_id to
+  /// tileCount step num_blocks`), carrying `base` (kv iterations of the earlier tiles, for
+  /// the rings' slots and phases) and `k` (earlier tiles, for the query barriers' phases).
+  struct TileLoop {
+    scf::ForOp loop;
+    Value base, k;
+    Value coords[3];
+  };
+
+  /// The grid's block count, from the kernel's `grid` triples (as the launch computes it).
+  void buildTileCount() {
+    ArrayRef<int64_t> grid = kernel.getGrid();
+    Block &body = kernel.getBody().front();
+    for (int d = 0; d < 3; ++d) {
+      int64_t param = grid[3 * d], dim = grid[3 * d + 1], divisor = grid[3 * d + 2];
+      if (param < 0) {
+        extents[d] = idx(divisor);
+        continue;
+      }
+      Value size = b.create<DimOp>(loc, b.getIndexType(), body.getArgument(param), dim);
+      extents[d] = b.create<arith::CeilDivSIOp>(loc, size, idx(divisor));
+    }
+    tileCount = b.create<arith::MulIOp>(loc, b.create<arith::MulIOp>(loc, extents[0], extents[1]),
+                                        extents[2]);
+  }
+
+  /// Opens a TileLoop at the insertion point and leaves it inside, after the tile's grid
+  /// coordinates. Round i of n blocks covers tiles [i*n, i*n + m), m = min(n, T - i*n), in
+  /// x-fastest order, so blocks working at once share keys and values in L2 as a plain
+  /// launch's do; block p takes tile i*n + (p + i) mod m, so its x changes from round to
+  /// round even when n is a multiple of the grid's x extent (a causal kernel would otherwise
+  /// give some blocks only its longest rows). x runs backwards: the longest rows first.
+  TileLoop openTileLoop() {
+    TileLoop tiles;
+    Value block = b.create<BlockIdOp>(loc, b.getIndexType(), 0);
+    Value blocks = b.create<NumBlocksOp>(loc, b.getIndexType(), 0);
+    Value zero = idx(0);
+    tiles.loop = b.create<scf::ForOp>(loc, block, tileCount, blocks, ValueRange{zero, zero});
+    Block *body = tiles.loop.getBody();
+    tiles.base = body->getArgument(1);
+    tiles.k = body->getArgument(2);
+    b.setInsertionPointToStart(body);
+    Value t = tiles.loop.getInductionVar();
+    Value round = b.create<arith::DivUIOp>(loc, t, blocks);
+    Value roundStart = b.create<arith::MulIOp>(loc, round, blocks);
+    Value p = b.create<arith::SubIOp>(loc, t, roundStart);
+    Value m =
+        b.create<arith::MinSIOp>(loc, blocks, b.create<arith::SubIOp>(loc, tileCount, roundStart));
+    Value turned = b.create<arith::RemUIOp>(loc, b.create<arith::AddIOp>(loc, p, round), m);
+    Value tile = b.create<arith::AddIOp>(loc, roundStart, turned);
+    Value x = b.create<arith::RemUIOp>(loc, tile, extents[0]);
+    tiles.coords[0] =
+        b.create<arith::SubIOp>(loc, b.create<arith::SubIOp>(loc, extents[0], idx(1)), x);
+    Value rest = b.create<arith::DivUIOp>(loc, tile, extents[0]);
+    tiles.coords[1] = b.create<arith::RemUIOp>(loc, rest, extents[1]);
+    tiles.coords[2] = b.create<arith::DivUIOp>(loc, rest, extents[1]);
+    return tiles;
+  }
+
+  /// (k & 1) ^ flip: the phase of the query barriers this tile waits for.
+  Value tileParity(const TileLoop &tiles, int64_t flip) {
+    Value parity = b.create<arith::AndIOp>(loc, tiles.k, idx(1));
+    return flip ? b.create<arith::XOrIOp>(loc, parity, idx(flip)).getResult() : parity;
+  }
+
+  /// Ends a tile of a TileLoop whose kv loop ran from `lo` to `hi`.
+  void yieldNextTile(const TileLoop &tiles, Value lo, Value hi) {
+    Value count = b.create<arith::MaxSIOp>(loc, b.create<arith::SubIOp>(loc, hi, lo), idx(0));
+    b.create<scf::YieldOp>(loc, ValueRange{b.create<arith::AddIOp>(loc, tiles.base, count),
+                                           b.create<arith::AddIOp>(loc, tiles.k, idx(1))});
+  }
+
+  static void replaceBlockIds(Block &block, const TileLoop &tiles) {
+    block.walk([&](BlockIdOp id) {
+      id.getResult().replaceAllUsesWith(tiles.coords[id.getDim()]);
+      id.erase();
+    });
+  }
+
+  /// Releases the query tiles after their last read, orders the consumers' own shared
+  /// buffers between tiles, and ends the consumers' tile.
+  void closeConsumerTileLoop(TileLoop &tiles) {
+    Block *body = tiles.loop.getBody();
+    if (prologueEmpty) {
+      Operation *last = nullptr;
+      for (Operation &op : *body) {
+        bool reads = false;
+        op.walk([&](Operation *inner) {
+          for (CopyOp copy : plan.prologueCopies)
+            reads |= llvm::is_contained(inner->getOperands(), copy.getDest());
+        });
+        if (reads)
+          last = &op;
+      }
+      if (last) {
+        b.setInsertionPointAfter(last);
+      } else {
+        b.setInsertionPointToEnd(body);
+      }
+      b.create<MbarrierArriveOp>(loc, prologueEmpty, idx(0));
+    }
+    b.setInsertionPointToEnd(body);
+    if (writesOwnSharedBuffers(*body))
+      b.create<BarrierOp>(loc); // the next tile's writes wait for this tile's readers
+    yieldNextTile(tiles, consumerKvLoop.getLowerBound(), consumerKvLoop.getUpperBound());
+  }
+
+  /// Whether the consumers write a shared buffer other than the producer's (rings, query
+  /// tiles), barriers, and per-warp staging buffers (each warp only touches its own rows).
+  bool writesOwnSharedBuffers(Block &body) {
+    llvm::DenseSet<Value> exempt;
+    for (CopyOp copy : plan.prologueCopies)
+      exempt.insert(copy.getDest());
+    bool writes = false;
+    body.walk([&](Operation *op) {
+      if (auto copy = dyn_cast<CopyOp>(op)) {
+        if (copy.getStaging())
+          exempt.insert(copy.getStaging());
+        auto dest = dyn_cast<MemRefType>(copy.getDest().getType());
+        writes |= dest && isShared(dest) && !exempt.contains(copy.getDest());
+        return;
+      }
+      if (isa<GemmOp, StageOp, MbarrierWaitOp, MbarrierArriveOp>(op))
+        return; // gemms write fragments; stages and barriers are the producer's protocol
+      for (Value operand : op->getOperands()) {
+        auto type = dyn_cast<MemRefType>(operand.getType());
+        if (type && isShared(type) && !exempt.contains(operand) &&
+            !operand.getDefiningOp<StageOp>())
+          writes |=
+              !isa<MemoryEffectOpInterface>(op) || hasEffect<MemoryEffects::Write>(op, operand);
+      }
+    });
+    return writes;
+  }
+
   struct Barriers {
     Value full, empty;
   };
@@ -368,6 +554,11 @@ private:
   llvm::MapVector<Value, Value> ring;       // single-stage buffer -> ring of stages
   llvm::DenseMap<Value, Barriers> barriers; // single-stage buffer -> its ring's mbarriers
   SmallVector<Value> prologueBarriers;      // one per plan.prologueCopies
+  bool persistent;
+  Value prologueEmpty; // persistent: the consumers are done with the query tiles
+  Value extents[3];    // persistent: the grid
+  Value tileCount;     // persistent: its block count
+  scf::ForOp consumerKvLoop;
 };
 
 struct TileWarpSpecializePass
@@ -385,7 +576,7 @@ struct TileWarpSpecializePass
         plan.loop.emitRemark() << "not warp-specialised: " << why;
       return;
     }
-    Rewriter(kernel, plan).run();
+    Rewriter(kernel, plan, persistent).run();
   }
 };
 

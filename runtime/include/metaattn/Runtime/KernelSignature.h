@@ -74,7 +74,15 @@ struct KernelSignature {
   GridDim grid[3];
   int threads = 128;
   int dynamicSharedBytes = 0;
+  /// The kernel walks the grid's blocks itself: it is launched with grid (n, 1, 1), n at most
+  /// the grid's block count, and reads n as gridDim.x. `launch` picks one block per
+  /// multiprocessor when the grid has at most kPersistentRowBlocks along x, else n = the
+  /// block count (one tile each).
+  bool persistent = false;
 };
+
+/// See KernelSignature::persistent.
+constexpr int64_t kPersistentRowBlocks = 8;
 
 /// The tensors of one call, in signature order.
 using TensorList = std::vector<const DLTensor *>;

@@ -105,12 +105,23 @@ def TileWarpSpecialize : Pass<"tile-warp-specialize", "::metaattn::tile::KernelO
 
     The kernel gains a producer warpgroup (`threads` + 128). Other kernels are left for
     tile-pipeline-expand; with `verbose` the pass says why as a remark.
+
+    With `persistent`, the kernel is marked `tile.persistent` and both regions loop
+    `for t = block_id 0 to (the grid's block count) step num_blocks 0`, decoding the grid
+    coordinates from t (x fastest and reversed: a causal kernel's longest tiles first) in place
+    of `tile.block_id`. The rings' slot and round count kv iterations across the block's
+    tiles; the query tiles' mbarrier phase alternates per tile, and an extra "empty" mbarrier
+    (one arrival per consumer warp after the tile's last read of them) tells the producer when
+    it may copy the next tile's. Consumers that write shared buffers of their own meet at a
+    `tile.barrier` at the end of each tile.
   }];
   let options = [
     Option<"target", "target", "std::string", /*default=*/"\"sm_90a\"",
            "GPU architecture (TMA and setmaxnreg need sm_90a; other targets are left alone)">,
     Option<"verbose", "verbose", "bool", /*default=*/"false",
-           "Emit a remark on each pipelined loop that stays on cp.async, saying why">
+           "Emit a remark on each pipelined loop that stays on cp.async, saying why">,
+    Option<"persistent", "persistent", "bool", /*default=*/"false",
+           "Both sides loop over the grid's tiles (tile.persistent)">
   ];
 }
 

@@ -50,6 +50,12 @@ constexpr llvm::StringLiteral kNoWarpSpecializeAttr = "tile.no_warp_specialize";
 /// (the CUDA emitter's second __launch_bounds__ argument).
 constexpr llvm::StringLiteral kMinBlocksPerSmAttr = "tile.min_blocks_per_sm";
 
+/// Unit attribute of a tile.kernel that walks its grid's tiles itself (set by
+/// tile-warp-specialize's `persistent` mode): it is launched with grid (n, 1, 1) for some
+/// n <= the grid's block count (`tile.num_blocks 0`), block `tile.block_id 0` taking tiles
+/// block_id, block_id + n, ...
+constexpr llvm::StringLiteral kPersistentAttr = "tile.persistent";
+
 } // namespace metaattn::tile
 
 #endif // METAATTN_DIALECT_TILE_IR_TILEOPS_H

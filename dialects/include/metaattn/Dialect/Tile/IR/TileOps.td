@@ -61,6 +61,18 @@ def Tile_BlockIdOp : Tile_Op<"block_id", [Pure]> {
   let assemblyFormat = "$dim attr-dict";
 }
 
+def Tile_NumBlocksOp : Tile_Op<"num_blocks", [Pure]> {
+  let summary = "Number of blocks in the launch grid along dimension 0, 1 or 2";
+  let description = [{
+    A persistent kernel (`tile.persistent`) is launched with fewer blocks than its grid names
+    and walks the grid's tiles itself, block `tile.block_id 0` taking tiles
+    `block_id, block_id + num_blocks, ...`.
+  }];
+  let arguments = (ins ConfinedAttr<I64Attr, [IntMinValue<0>, IntMaxValue<2>]>:$dim);
+  let results = (outs Index:$result);
+  let assemblyFormat = "$dim attr-dict";
+}
+
 def Tile_DimOp : Tile_Op<"dim", [Pure]> {
   let summary = "Runtime size of one dimension of a global tensor";
   let arguments = (ins Tile_Global:$tensor, I64Attr:$dim);
