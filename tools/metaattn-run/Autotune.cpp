@@ -130,7 +130,8 @@ LogicalResult run::autotune(ModuleOp module, const RunOptions &options, Problem 
       }));
   }
   for (size_t i = 0; i < candidates.size(); ++i) {
-    std::string status = lowerErrors[i].empty() ? "" : "lowering failed";
+    std::string status =
+        lowerErrors[i].empty() ? "" : "lowering failed: " + lowerErrors[i].substr(0, 200);
     for (std::future<rt::Status> &f : compiles[i]) {
       rt::Status compiled = f.get();
       if (!compiled.ok() && status.empty())

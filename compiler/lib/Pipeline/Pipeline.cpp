@@ -249,11 +249,21 @@ rt::StatusOr<std::vector<LoweredKernel>> metaattn::lowerToCuda(ModuleOp module,
   if (failed(pm.run(module)))
     return rt::Status::error("lowering attn IR to tile kernels failed:\n{}", diagnostics);
   std::vector<LoweredKernel> kernels;
+  std::string target = options.target.empty() ? std::string(kDefaultTarget) : options.target;
+  std::optional<TargetDesc> desc = TargetDesc::get(target);
   for (tile::KernelOp kernel : module.getOps<tile::KernelOp>()) {
     FailureOr<EmittedKernel> emitted = emitCuda(kernel);
     if (failed(emitted))
       return rt::Status::error("printing CUDA for @{} failed:\n{}", kernel.getSymName().str(),
                                diagnostics);
+    // Tile sizes from the options or a tuning file can ask for more than the model would.
+    int shared = emitted->signature.dynamicSharedBytes;
+    if (desc && shared > desc->sharedBytesPerBlock)
+      return rt::Status::error(
+          "kernel @{} needs {} bytes of shared memory, more than {} gives a block ({}): its "
+          "tile sizes (block-m, block-n, stages, from the options or a tuning file) are too "
+          "large for its head dims; use smaller ones or leave them to the model",
+          kernel.getSymName().str(), shared, target, desc->sharedBytesPerBlock);
     LoweredKernel lowered{kernel.getSymName().str(), std::move(emitted->source),
                           std::move(emitted->signature)};
     if (failed(readBindings(kernel, lowered)))
