@@ -98,6 +98,12 @@ private:
   /// Shared loads and stores printChunkedParallel / printChunkedFor turned into an element of a
   /// register array that holds 16-byte chunks of the tile (the expression).
   llvm::DenseMap<mlir::Operation *, std::string> chunkedAccesses;
+  /// Whether `index` (a chunked loop's column) has a user other than those accesses, so that
+  /// it needs a variable of its own.
+  bool usedOutsideChunks(mlir::Value index) const {
+    return llvm::any_of(index.getUsers(),
+                        [&](mlir::Operation *user) { return !chunkedAccesses.count(user); });
+  }
   friend struct IndentScope;
 };
 

@@ -204,7 +204,9 @@ std::optional<LogicalResult> Printer::printChunkedParallel(ParallelOp op) {
   line() << "#pragma unroll\n";
   line() << "for (int " << lane << " = 0; " << lane << " < " << lanes << "; ++" << lane << ") {\n";
   ++indent;
-  line() << "const int " << fresh(col) << " = " << col0 << " * " << lanes << " + " << lane << ";\n";
+  if (usedOutsideChunks(col))
+    line() << "const int " << fresh(col) << " = " << col0 << " * " << lanes << " + " << lane
+           << ";\n";
   parallel = ParallelContext{"", "", false};
   LogicalResult result = printBlock(body);
   parallel.reset();
@@ -286,8 +288,9 @@ std::optional<LogicalResult> Printer::printChunkedFor(scf::ForOp loop) {
            << ") {\n";
     {
       IndentScope inner(*this);
-      line() << "const int " << fresh(iv) << " = " << chunk << " * " << lanes << " + " << lane
-             << ";\n";
+      if (usedOutsideChunks(iv))
+        line() << "const int " << fresh(iv) << " = " << chunk << " * " << lanes << " + " << lane
+               << ";\n";
       if (failed(printLoopBody(loop, *carried)))
         return failure();
     }

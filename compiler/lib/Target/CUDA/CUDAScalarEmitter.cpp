@@ -73,9 +73,54 @@ static Value logisticArgument(arith::DivFOp d) {
   return {};
 }
 
+/// The subtraction exp(a − b) prints through (expSub / expSubScaled), or null.
+static arith::SubFOp expSubtraction(math::ExpOp e) {
+  auto sub = e.getOperand().getDefiningOp<arith::SubFOp>();
+  return sub && sub.getType().isF32() ? sub : arith::SubFOp();
+}
+
+/// Whether every use of `op`'s one result is printed through its operands by a pattern of
+/// printScalar, so that its own line would be dead (NVRTC warns about each): the subtraction
+/// under exp(a − b), the constant scaling x·k of its left side, and the negation, exp and sum
+/// under 1 / (1 + exp(−x)).
+static bool foldedIntoUsers(Operation *op, int depth = 0) {
+  if (depth > 4 || op->getNumResults() != 1 || op->getResult(0).use_empty() ||
+      !isMemoryEffectFree(op))
+    return false;
+  Value v = op->getResult(0);
+  return llvm::all_of(v.getUsers(), [&](Operation *user) {
+    if (auto e = dyn_cast<math::ExpOp>(user)) {
+      if (expSubtraction(e) == op)
+        return true;
+      // exp(−x) inside a logistic: printed only if the exp's own line is.
+      return isa<arith::NegFOp>(op) && foldedIntoUsers(user, depth + 1);
+    }
+    if (auto sub = dyn_cast<arith::SubFOp>(user)) {
+      auto mul = dyn_cast<arith::MulFOp>(op);
+      bool scaled = mul && sub.getLhs() == v && sub.getRhs() != v &&
+                    (mul.getLhs().getDefiningOp<arith::ConstantOp>() ||
+                     mul.getRhs().getDefiningOp<arith::ConstantOp>());
+      return scaled && llvm::all_of(sub->getUsers(), [&](Operation *u) {
+               auto e = dyn_cast<math::ExpOp>(u);
+               return e && expSubtraction(e) == sub;
+             });
+    }
+    if (auto add = dyn_cast<arith::AddFOp>(user))
+      return isa<math::ExpOp>(op) && foldedIntoUsers(user, depth + 1) &&
+             llvm::any_of(add->getOperands(),
+                          [](Value x) { return matchPattern(x, m_OneFloat()); }) &&
+             op->getOperand(0).getDefiningOp<arith::NegFOp>();
+    if (auto d = dyn_cast<arith::DivFOp>(user))
+      return isa<arith::AddFOp>(op) && d.getRhs() == v && d.getLhs() != v && logisticArgument(d);
+    return false;
+  });
+}
+
 LogicalResult Printer::printScalar(Operation *op) {
   if (op->getNumResults() != 1)
     return op->emitOpError() << "cannot be printed as CUDA: expected one result";
+  if (foldedIntoUsers(op))
+    return success();
   Value result = op->getResult(0);
   FailureOr<std::string> type = scalarType(result.getType());
   if (failed(type))
@@ -178,10 +223,10 @@ LogicalResult Printer::printScalar(Operation *op) {
           .Case<arith::FPToSIOp, arith::FPToUIOp>(
               [&](Operation *) { return "(" + *type + ")" + operand(0); })
           .Case([&](math::ExpOp e) {
-            // exp(a - b): one fma per element where b is a row's value (the subtraction,
-            // left without users, is dropped by NVRTC).
-            auto sub = e.getOperand().getDefiningOp<arith::SubFOp>();
-            if (!sub || !sub.getType().isF32())
+            // exp(a - b): one fma per element where b is a row's value (the subtraction is
+            // not printed: foldedIntoUsers).
+            arith::SubFOp sub = expSubtraction(e);
+            if (!sub)
               return call("metaattn::dev::exp");
             // exp(x·k - b) with a constant k (a folded score scale): the product joins the fma.
             if (auto mul = sub.getLhs().getDefiningOp<arith::MulFOp>())
