@@ -2,6 +2,7 @@
 
 #include "metaattn/Runtime/KernelSignature.h"
 
+#include <algorithm>
 #include <map>
 #include <optional>
 
@@ -445,6 +446,20 @@ StatusOr<std::array<int64_t, 3>> computeGrid(const KernelSignature &signature,
                            kAxes[axis], extents[axis], kLimits[axis]);
   }
   return extents;
+}
+
+std::array<int64_t, 3> launchGrid(const KernelSignature &signature, std::array<int64_t, 3> grid,
+                                  int smCount) {
+  if (!signature.persistent)
+    return grid;
+  // Short rows of tiles (short sequences): one block per multiprocessor (a persistent kernel
+  // is warp-specialised, its consumers take the whole register file), each walking the grid,
+  // so that the next tile's loads overlap this one's end. Longer rows: one block per tile, in
+  // the hardware's order, which keeps a causal kernel's unequal tiles balanced where a static
+  // walk measured up to 40% slower (benchmarks/RESULTS.md, sixteenth session).
+  int64_t blocks = grid[0] * grid[1] * grid[2];
+  int64_t sms = std::max(smCount, 1);
+  return {grid[0] <= kPersistentRowBlocks ? std::min(blocks, sms) : blocks, 1, 1};
 }
 
 } // namespace metaattn::rt

@@ -168,16 +168,7 @@ Status launch(const LoadedKernel &kernel, const KernelSignature &signature,
                     signature.entry, shared)));
   }
 
-  if (signature.persistent) {
-    // Short rows of tiles (at most kPersistentRowBlocks along x: short sequences): one block
-    // per multiprocessor (a persistent kernel is warp-specialised, its consumers take the
-    // whole register file), each walking the grid, so that the next tile's loads overlap
-    // this one's end. Longer rows: one block per tile, in the hardware's order, which keeps
-    // a causal kernel's unequal tiles balanced where a static walk measured up to 40% slower.
-    int64_t blocks = grid[0] * grid[1] * grid[2];
-    int64_t sms = std::max(device.properties().smCount, 1);
-    grid = {grid[0] <= kPersistentRowBlocks ? std::min(blocks, sms) : blocks, 1, 1};
-  }
+  grid = launchGrid(signature, grid, device.properties().smCount);
   PackedArguments arguments = packArguments(signature, tensors);
   METAATTN_RETURN_IF_ERROR(encodeTensorMaps(cuda, signature, tensors, arguments)
                                .withContext(fmt::format("launch of '{}'", signature.entry)));

@@ -329,6 +329,22 @@ TEST(GridTest, ExtentBeyondLimit) {
             "kernel 'attn_fwd': grid.y is 70000, beyond CUDA's limit of 65535");
 }
 
+TEST(GridTest, PersistentLaunch) {
+  KernelSignature signature = attentionSignature();
+  // A plain kernel is launched on its grid.
+  EXPECT_EQ(launchGrid(signature, {2, 8, 2}, 132), (std::array<int64_t, 3>{2, 8, 2}));
+  signature.persistent = true;
+  // Short rows: one block per multiprocessor, fewer when the grid has fewer blocks.
+  EXPECT_EQ(launchGrid(signature, {kPersistentRowBlocks, 32, 4}, 132),
+            (std::array<int64_t, 3>{132, 1, 1}));
+  EXPECT_EQ(launchGrid(signature, {2, 8, 2}, 132), (std::array<int64_t, 3>{32, 1, 1}));
+  // Longer rows: one block per tile, as a 1-D grid the kernel decodes.
+  EXPECT_EQ(launchGrid(signature, {kPersistentRowBlocks + 1, 16, 1}, 132),
+            (std::array<int64_t, 3>{(kPersistentRowBlocks + 1) * 16, 1, 1}));
+  // An unknown multiprocessor count still launches a block.
+  EXPECT_EQ(launchGrid(signature, {1, 4, 1}, 0), (std::array<int64_t, 3>{1, 1, 1}));
+}
+
 TEST(PackTest, TensorRefLayout) {
   KernelSignature signature;
   signature.entry = "pack";

@@ -117,6 +117,13 @@ Status validate(const KernelSignature &signature, const TensorList &tensors,
 StatusOr<std::array<int64_t, 3>> computeGrid(const KernelSignature &signature,
                                              const TensorList &tensors);
 
+/// The grid `launch` starts for a call whose `computeGrid` is `grid` on a device with `smCount`
+/// multiprocessors: `grid` itself, or for a persistent kernel (KernelSignature::persistent)
+/// (n, 1, 1) with n = min(blocks, smCount) when grid.x <= kPersistentRowBlocks, else n =
+/// blocks (one tile each), blocks = grid.x * grid.y * grid.z.
+std::array<int64_t, 3> launchGrid(const KernelSignature &signature, std::array<int64_t, 3> grid,
+                                  int smCount);
+
 /// The sizes of parameter `param` from its static sizes and its dimension symbols, bound by
 /// the parameters whose shapes are known (`shapes[i]` empty: not known; a block-count symbol
 /// "Sq/64" is ceil(Sq / 64)). Used to allocate intermediates between the kernels of a
