@@ -79,6 +79,16 @@ static arith::SubFOp expSubtraction(math::ExpOp e) {
   return sub && sub.getType().isF32() ? sub : arith::SubFOp();
 }
 
+/// (x, k) when the left side of `sub` is x·k with a constant k (a folded score scale), which
+/// exp(x·k − b) prints as one fma (expSubScaled); else null values.
+static std::pair<Value, Value> scaledLhs(arith::SubFOp sub) {
+  if (auto mul = sub.getLhs().getDefiningOp<arith::MulFOp>())
+    for (unsigned i = 0; i < 2; ++i)
+      if (mul->getOperand(1 - i).getDefiningOp<arith::ConstantOp>())
+        return {mul->getOperand(i), mul->getOperand(1 - i)};
+  return {};
+}
+
 /// Whether every use of `op`'s one result is printed through its operands by a pattern of
 /// printScalar, so that its own line would be dead (NVRTC warns about each): the subtraction
 /// under exp(a − b), the constant scaling x·k of its left side, and the negation, exp and sum
@@ -96,10 +106,7 @@ static bool foldedIntoUsers(Operation *op, int depth = 0) {
       return isa<arith::NegFOp>(op) && foldedIntoUsers(user, depth + 1);
     }
     if (auto sub = dyn_cast<arith::SubFOp>(user)) {
-      auto mul = dyn_cast<arith::MulFOp>(op);
-      bool scaled = mul && sub.getLhs() == v && sub.getRhs() != v &&
-                    (mul.getLhs().getDefiningOp<arith::ConstantOp>() ||
-                     mul.getRhs().getDefiningOp<arith::ConstantOp>());
+      bool scaled = sub.getLhs() == v && sub.getRhs() != v && scaledLhs(sub).first;
       return scaled && llvm::all_of(sub->getUsers(), [&](Operation *u) {
                auto e = dyn_cast<math::ExpOp>(u);
                return e && expSubtraction(e) == sub;
@@ -229,11 +236,9 @@ LogicalResult Printer::printScalar(Operation *op) {
             if (!sub)
               return call("metaattn::dev::exp");
             // exp(x·k - b) with a constant k (a folded score scale): the product joins the fma.
-            if (auto mul = sub.getLhs().getDefiningOp<arith::MulFOp>())
-              for (unsigned i = 0; i < 2; ++i)
-                if (mul->getOperand(1 - i).getDefiningOp<arith::ConstantOp>())
-                  return "metaattn::dev::expSubScaled(" + name(mul->getOperand(i)) + ", " +
-                         name(mul->getOperand(1 - i)) + ", " + name(sub.getRhs()) + ")";
+            if (auto [x, k] = scaledLhs(sub); x)
+              return "metaattn::dev::expSubScaled(" + name(x) + ", " + name(k) + ", " +
+                     name(sub.getRhs()) + ")";
             return "metaattn::dev::expSub(" + name(sub.getLhs()) + ", " + name(sub.getRhs()) +
                    ")";
           })
