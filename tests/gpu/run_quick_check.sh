@@ -14,10 +14,11 @@ export METAATTN_CACHE_DIR=${METAATTN_CACHE_DIR:-/tmp/metaattn-cache}
 RUN="$BIN/metaattn-run"
 python3 benchmarks/softmax_ir.py causal_d128_gqa4:8:2:128:128:1 mha_d64:4:4:64:64:0 \
   causal_d192_dv128:2:2:192:128:1 causal_d256:2:2:256:256:1 f16_causal_d128:2:2:128:128:1:f16 \
-  d128_dv256:2:2:128:256:0 > "$OUT/cases.mlir"
+  d128_dv256:2:2:128:256:0 causal_d64:4:4:64:64:1 > "$OUT/cases.mlir"
 {
-  for f in causal_d128_gqa4 mha_d64 causal_d192_dv128 causal_d256 f16_causal_d128 d128_dv256; do
-    for lens in "1 4099" "77 130" "130 77" "127 129" "1000 1000"; do
+  for f in causal_d128_gqa4 mha_d64 causal_d192_dv128 causal_d256 f16_causal_d128 d128_dv256 \
+           causal_d64; do
+    for lens in "1 4099" "77 130" "130 77" "127 129" "1000 1000" "193 193"; do
       echo "$OUT/cases.mlir $f 2 $lens"
     done
   done
@@ -43,8 +44,9 @@ timeout 200 compute-sanitizer --tool memcheck --error-exitcode 3 "$RUN" "$OUT/ca
 echo "memcheck: exit $? ($(grep 'ERROR SUMMARY' "$OUT/memcheck.log" | tail -1))"
 # The warp-specialised kernel (TMA producer, mbarriers, named barriers): shared-memory races
 # and barrier misuse.
-# Two consumer warpgroups (D128, causal, GQA) and three (D64 without a mask, 192 query rows).
-for f in causal_d128_gqa4 mha_d64; do
+# Two consumer warpgroups (D128, causal, GQA) and three (D64 without a mask, 192 query rows;
+# D64 causal, whose warpgroups skip kv tiles each on its own).
+for f in causal_d128_gqa4 mha_d64 causal_d64; do
   for tool in racecheck synccheck; do
     timeout 200 compute-sanitizer --tool $tool --error-exitcode 3 "$RUN" "$OUT/cases.mlir" --device=gpu $RUN_OPTS \
       --function=$f --batch=1 --seq-q=300 --seq-kv=400 > "$OUT/${tool}_$f.log" 2>&1

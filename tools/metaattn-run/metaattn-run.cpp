@@ -158,6 +158,12 @@ static cl::opt<bool> persistentOpt(
              "multiprocessor, loading the next tile while finishing one (default false)"),
     cl::init(false));
 
+static cl::opt<bool> groupGuardsOpt(
+    cl::cat(runCategory), "group-guards",
+    cl::desc("warp-specialised kernels: each consumer warpgroup skips the kv tiles its own "
+             "rows do not see (default true)"),
+    cl::init(true));
+
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   // --help lists this tool's options, not every option the linked LLVM libraries register.
@@ -192,6 +198,7 @@ int main(int argc, char **argv) {
   options.pipeline.pingpong = pingpongOpt;
   options.pipeline.gemmOverlap = gemmOverlapOpt;
   options.pipeline.persistent = persistentOpt;
+  options.pipeline.groupGuards = groupGuardsOpt;
   options.pipeline.tuningFile = tuningFileOpt.empty() ? defaultTuningFile() : tuningFileOpt;
   if ((autotuneOpt || recordTuningOpt) && options.pipeline.tuningFile.empty()) {
     llvm::errs() << "metaattn-run: --autotune and --record-tuning need --tuning-file (or "

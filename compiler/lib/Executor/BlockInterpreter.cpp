@@ -250,6 +250,16 @@ LogicalResult BlockInterpreter::runOp(Operation &op) {
         scalars[o.getResult()] = Scalar::ofInt(grid[o.getDim()]);
         return success();
       })
+      .Case<tile::RowRangeOp>([&](auto o) -> LogicalResult {
+        // The whole block runs at once here: the union of the warpgroups' rows.
+        const Scalar *first = scalar(&op, o.getFirst()), *last = scalar(&op, o.getLast());
+        if (!first || !last)
+          return failure();
+        Scalar lo = *first, hi = *last;
+        scalars[o.getLo()] = lo;
+        scalars[o.getHi()] = hi;
+        return success();
+      })
       .Case<tile::DimOp>([&](auto o) -> LogicalResult {
         HostTensor *t = global(&op, o.getTensor());
         if (!t)

@@ -62,6 +62,9 @@ void metaattn::buildAttnToTilePipeline(OpPassManager &pm, const PipelineOptions 
     kernels.addPass(tile::createTileGemmOverlap());
   if (options.warpSpecialize && options.pingpong)
     kernels.addPass(tile::createTileWarpgroupPingpong());
+  // After the passes that may put barriers or turns into the guards (it then leaves them).
+  if (options.warpSpecialize && options.groupGuards)
+    kernels.addPass(tile::createTileGroupGuards());
   kernels.addPass(tile::createTilePipelineExpand());
   kernels.addPass(createCanonicalizerPass());
   kernels.addPass(createCSEPass());
@@ -77,6 +80,8 @@ std::string metaattn::tuningArch(llvm::StringRef target, const PipelineOptions &
     arch += "+gemm-overlap";
   if (options.persistent)
     arch += "+persistent";
+  if (!options.groupGuards)
+    arch += "+no-group-guards";
   return arch;
 }
 
@@ -137,6 +142,11 @@ struct LowerPipelineOptions : public PassPipelineOptions<LowerPipelineOptions> {
                           llvm::cl::desc("warp-specialised kernels walk the grid's tiles from "
                                          "one block per multiprocessor (default false)"),
                           llvm::cl::init(false)};
+  Option<bool> groupGuards{*this, "group-guards",
+                           llvm::cl::desc("warp-specialised kernels: each consumer warpgroup "
+                                          "skips the kv tiles its own rows do not see "
+                                          "(default true)"),
+                           llvm::cl::init(true)};
   Option<bool> warpSpecialize{*this, "warp-specialize",
                               llvm::cl::desc("sm_90a: TMA producer warpgroup + consumers where "
                                              "the kernel fits (default true)"),
@@ -164,6 +174,7 @@ void metaattn::registerMetaAttnPipelines() {
         options.pingpong = cl.pingpong;
         options.gemmOverlap = cl.gemmOverlap;
         options.persistent = cl.persistent;
+        options.groupGuards = cl.groupGuards;
         buildAttnToTilePipeline(pm, options);
       });
 }

@@ -16,7 +16,9 @@
 // CHECK-NEXT: arith.index_cast %[[M]] : i32 to index
 // CHECK-NOT: arith.cmpi eq, %[[BQ]]
 // CHECK: %[[PARTIAL:.*]] = arith.xori %{{.*}}, %{{.*}} : i1
-// CHECK-NEXT: %[[VISIBLE:.*]] = arith.xori %{{.*}}, %{{.*}} : i1
+// CHECK-NEXT: %[[SEEN:.*]] = arith.xori %{{.*}}, %{{.*}} : i1
+// CHECK-NEXT: %[[ROWS:.*]] = arith.cmpi sle, %[[LO:lo[_0-9]*]], %[[HI:hi[_0-9]*]] : index
+// CHECK-NEXT: %[[VISIBLE:.*]] = arith.andi %[[SEEN]], %[[ROWS]] : i1
 // CHECK-NEXT: scf.if %[[VISIBLE]] {
 // CHECK: tile.gemm
 func.func @aligned_blocks(%q: tensor<?x?x2x64xbf16>, %k: tensor<?x?x2x64xbf16>, %v: tensor<?x?x2x64xbf16>, %blocks: tensor<?x2x?x?xi32>) -> tensor<?x?x2x64xbf16> {

@@ -11,7 +11,9 @@
 // CHECK: arith.divsi
 // CHECK: arith.divsi
 // CHECK: %[[PARTIAL:.*]] = arith.xori %{{.*}}, %{{.*}} : i1
-// CHECK-NEXT: %[[VISIBLE:.*]] = arith.xori %{{.*}}, %{{.*}} : i1
+// CHECK-NEXT: %[[SEEN:.*]] = arith.xori %{{.*}}, %{{.*}} : i1
+// CHECK-NEXT: %[[ROWS:.*]] = arith.cmpi sle, %[[LO:lo[_0-9]*]], %[[HI:hi[_0-9]*]] : index
+// CHECK-NEXT: %[[VISIBLE:.*]] = arith.andi %[[SEEN]], %[[ROWS]] : i1
 // CHECK-NEXT: scf.if %[[VISIBLE]] {
 // CHECK: tile.gemm
 // CHECK: tile.gemm

@@ -64,6 +64,9 @@ struct PipelineOptions {
   /// producer loading the next tile while the consumers finish one (tile-warp-specialize
   /// persistent).
   bool persistent = false;
+  /// In warp-specialised kernels, each consumer warpgroup decides over its own rows whether
+  /// a kv tile is skipped or runs without the mask (tile-group-guards).
+  bool groupGuards = true;
 };
 
 /// The target of a pipeline without one and no device: Hopper with wgmma.

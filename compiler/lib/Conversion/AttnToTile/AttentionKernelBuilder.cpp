@@ -121,6 +121,9 @@ private:
   SmallVector<Value> inputParams;
   Value batch, head, kvHead, q0, seqQ, seqKv;
   Value qLast, tileLo, tileHi;
+  /// The rows [groupLo, groupHi] of the block that the calling warpgroup works on
+  /// (`tile.row_range`; the whole block until tile-group-guards narrows it).
+  Value groupLo, groupHi;
   // Buffers.
   Value qShared, kShared, vShared, scores, shiftInput, probs, out, rowMax, rowMaxNew;
   Value keptFlags, keptRows; // kept-entry counts, for the row statistic without a shift
@@ -185,7 +188,7 @@ void KernelBuilder::buildLoopBody(Value j) {
   // Classify the tile by interval arithmetic over its index box: skipped when the mask is
   // false on all of it, unmasked when it is true on all of it and inside kv < skv.
   Value kvLast = add(minI(add(kv0, idx(bn)), seqKv), idx(-1));
-  IndexInterval box[] = {{batch, batch}, {head, head}, {q0, qLast},
+  IndexInterval box[] = {{batch, batch}, {head, head}, {groupLo, groupHi},
                          {kv0, kvLast},  {seqQ, seqQ}, {seqKv, seqKv}};
   // Custom inputs constant over the box (block-sparse maps) are read once for it.
   SmallVector<BoxInput> boxInputs;
@@ -202,7 +205,13 @@ void KernelBuilder::buildLoopBody(Value j) {
       b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::sle, add(kv0, idx(bn)), seqKv);
   Value partial =
       b.create<arith::XOrIOp>(loc, b.create<arith::AndIOp>(loc, cls.mustTrue, inBounds), yes);
+  // Where the mask can skip tiles, so can a warpgroup whose rows all lie past seq_q. (A
+  // mask-free kernel keeps its loop body unguarded: warp specialisation then waits for
+  // each stage right before its first use and releases it right after its last.)
   Value visible = b.create<arith::XOrIOp>(loc, cls.mustFalse, yes);
+  if (!matchPattern(cls.mustFalse, m_Zero()))
+    visible = b.create<arith::AndIOp>(
+        loc, visible, b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::sle, groupLo, groupHi));
   auto ifVisible = b.create<scf::IfOp>(loc, visible, /*withElseRegion=*/false);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(&ifVisible.getThenRegion().front());
@@ -515,6 +524,10 @@ FailureOr<KernelOp> KernelBuilder::build(StringRef name) {
     b.create<FillOp>(loc, keptRows, f32(0.0));
 
   computeTileRange();
+  auto rows = b.create<RowRangeOp>(loc, b.getIndexType(), b.getIndexType(), q0, qLast,
+                                   b.getI64IntegerAttr(cfg.blockM), IntegerAttr());
+  groupLo = rows.getLo();
+  groupHi = rows.getHi();
   auto loop = b.create<PipelinedOp>(loc, tileLo, tileHi, cfg.stages);
   {
     OpBuilder::InsertionGuard guard(b);

@@ -332,6 +332,21 @@ LogicalResult Printer::printTileOp(Operation *op) {
     line() << "const int " << fresh(n.getResult()) << " = gridDim." << axes[n.getDim()] << ";\n";
     return success();
   }
+  if (auto range = dyn_cast<RowRangeOp>(op)) {
+    std::string first = name(range.getFirst()), last = name(range.getLast());
+    std::string lo = fresh(range.getLo()), hi = fresh(range.getHi());
+    if (std::optional<int64_t> group = range.getGroupRows()) {
+      // Consumer threads come first in the block: warpgroup g is threads [128 g, 128 g + 128).
+      line() << "const int " << lo << " = " << first << " + metaattn::dev::wg::index() * " << *group
+             << ";  // tile.row_range: this warpgroup's rows\n";
+      line() << "const int " << hi << " = ::min(" << last << ", " << lo << " + " << *group - 1
+             << ");\n";
+    } else {
+      line() << "const int " << lo << " = " << first << ";  // tile.row_range: the block's rows\n";
+      line() << "const int " << hi << " = " << last << ";\n";
+    }
+    return success();
+  }
   if (auto dim = dyn_cast<DimOp>(op)) {
     line() << "const int " << fresh(dim.getResult()) << " = (int)" << name(dim.getTensor())
            << ".sizes[" << dim.getDim() << "];\n";

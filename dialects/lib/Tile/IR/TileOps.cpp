@@ -107,6 +107,24 @@ LogicalResult DimOp::verify() {
   return success();
 }
 
+LogicalResult RowRangeOp::verify() {
+  std::optional<int64_t> group = getGroupRows();
+  if (!group)
+    return success();
+  if (getRows() % *group != 0)
+    return emitOpError() << "group_rows " << *group << " does not divide rows " << getRows();
+  // Groups are consumer warpgroups: the attribute means nothing outside a consumer region.
+  auto ws = (*this)->getParentOfType<WarpSpecializeOp>();
+  if (!ws || !ws.getConsumer().isAncestor((*this)->getParentRegion()))
+    return emitOpError() << "group_rows needs a tile.warp_specialize consumer region around it";
+  int64_t groups = ws.getConsumerThreads() / WarpSpecializeOp::kProducerThreads;
+  if (getRows() / *group != groups)
+    return emitOpError() << "group_rows " << *group << " splits " << getRows() << " rows into "
+                         << getRows() / *group << " groups, but the consumer "
+                         << "region has " << groups << " warpgroups";
+  return success();
+}
+
 LogicalResult AllocOp::verify() {
   MemRefType type = getBuffer().getType();
   auto space = getMemorySpace(type);

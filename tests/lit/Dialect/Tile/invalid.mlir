@@ -420,3 +420,19 @@ func.func private @tensor_element(!tile.tensor<?xvector<4xf32>>)
 
 // expected-error @+1 {{tile.tensor must have rank >= 1}}
 func.func private @tensor_rank(!tile.tensor<f32>)
+
+// -----
+
+func.func @row_range_outside_consumer(%first: index, %last: index) {
+  // expected-error @+1 {{group_rows needs a tile.warp_specialize consumer region around it}}
+  %lo, %hi = tile.row_range %first, %last {rows = 128 : i64, group_rows = 64 : i64}
+  return
+}
+
+// -----
+
+func.func @row_range_split(%first: index, %last: index) {
+  // expected-error @+1 {{group_rows 48 does not divide rows 128}}
+  %lo, %hi = tile.row_range %first, %last {rows = 128 : i64, group_rows = 48 : i64}
+  return
+}

@@ -20,6 +20,8 @@ tile.kernel @fwd(%q: !tile.tensor<?x?x8x64xbf16>, %k: !tile.tensor<?x?x8x64xbf16
   %h = tile.block_id 1
   %b = tile.block_id 2
   %skv = tile.dim %k, 1 : !tile.tensor<?x?x8x64xbf16>
+  // CHECK: %[[LO:.*]], %[[HI:.*]] = tile.row_range %[[ROW]], %[[SKV]] {rows = 64 : i64}
+  %lo, %hi = tile.row_range %row, %skv {rows = 64 : i64}
 
   // CHECK: %[[QS:.*]] = tile.alloc : memref<64x64xbf16, #tile.space<shared>>
   // CHECK: %[[KS:.*]] = tile.alloc : memref<2x64x64xbf16, #tile.space<shared>>

@@ -168,6 +168,27 @@ def TileWarpgroupPingpong : Pass<"tile-warpgroup-pingpong", "::metaattn::tile::K
   }];
 }
 
+def TileGroupGuards : Pass<"tile-group-guards", "::metaattn::tile::KernelOp"> {
+  let summary = "Let each consumer warpgroup skip the tiles its own rows do not need";
+  let description = [{
+    In the consumer region of a `tile.warp_specialize` with G >= 2 warpgroups, every fragment
+    of a block's R-row tile gives warpgroup g the rows [g·R/G, (g+1)·R/G). A `tile.row_range`
+    there whose results only decide `scf.if` guards (directly or through arithmetic and
+    `tile.read`) and per-element work gets `group_rows = R/G`, so each warpgroup classifies a
+    kv tile over its own rows: under a causal mask a 64-row group skips the tiles past its own
+    diagonal, and a group whose rows all lie past the sequence's end skips every tile.
+
+    That is only safe when the code those guards hold is local to a warpgroup: gemms,
+    fills, row reductions, element-wise loops and copies between fragments whose rows are the
+    tile's rows. A guard that holds a barrier, a turn of `tile-warpgroup-pingpong`, an
+    mbarrier op, a copy through shared or global memory, a scan, or any other op leaves the
+    range whole.
+
+    Before: `%lo, %hi = tile.row_range %q0, %last {rows = 192 : i64}` in a 384-thread consumer
+    region. After: the same with `group_rows = 64 : i64`.
+  }];
+}
+
 def TileUnswitchParallel : Pass<"tile-unswitch-parallel", "::metaattn::tile::KernelOp"> {
   let summary = "Hoist a block-uniform branch out of a tile.parallel body";
   let description = [{

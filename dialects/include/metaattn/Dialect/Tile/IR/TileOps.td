@@ -73,6 +73,29 @@ def Tile_NumBlocksOp : Tile_Op<"num_blocks", [Pure]> {
   let assemblyFormat = "$dim attr-dict";
 }
 
+def Tile_RowRangeOp : Tile_Op<"row_range", [Pure]> {
+  let summary = "The rows of a block's row tile that the calling thread's warpgroup works on";
+  let description = [{
+    `%lo, %hi = tile.row_range %first, %last {rows = 192}` names the rows of the block's row
+    tile `[first, first + rows)` that are in range, the last being `last`. Without
+    `group_rows` that is the whole range: `lo = first`, `hi = last`. With `group_rows = R`
+    (set by `tile-group-guards` inside a warp-specialised consumer region whose fragments give
+    each consumer warpgroup R consecutive rows, and whose guarded code is local to a
+    warpgroup) it is the rows of the calling thread's warpgroup g: `lo = first + g·R`,
+    `hi = min(last, lo + R - 1)`, so `hi < lo` when all its rows are past `last`. Tile guards
+    classified over `[lo, hi]` then skip work per warpgroup.
+
+    An evaluator that runs the whole block at once (the CPU tile executor) takes the whole
+    range: the union of the groups' ranges. A guard classified by interval arithmetic over the
+    union is conservative for each group, so the results are the same; only less is skipped.
+  }];
+  let arguments = (ins Index:$first, Index:$last, ConfinedAttr<I64Attr, [IntMinValue<1>]>:$rows,
+                       OptionalAttr<ConfinedAttr<I64Attr, [IntMinValue<1>]>>:$group_rows);
+  let results = (outs Index:$lo, Index:$hi);
+  let assemblyFormat = "$first `,` $last attr-dict";
+  let hasVerifier = 1;
+}
+
 def Tile_DimOp : Tile_Op<"dim", [Pure]> {
   let summary = "Runtime size of one dimension of a global tensor";
   let arguments = (ins Tile_Global:$tensor, I64Attr:$dim);
