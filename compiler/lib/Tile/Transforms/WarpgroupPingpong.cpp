@@ -3,7 +3,8 @@
 // In a warp-specialised kernel with two or more consumer warpgroups, makes the warpgroups
 // take turns on the tensor cores: each run of consecutive gemms becomes a section between
 // `tile.warpgroup_turn "wait"` and `"pass"`, so while one warpgroup multiplies, the others
-// run their softmax (FlashAttention-3's ping-pong schedule).
+// run their softmax (FlashAttention-3's ping-pong schedule). wgmma gemms are only issued
+// inside the turn and waited for after it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -33,8 +34,23 @@ void wrapSections(Block &block, OpBuilder &b) {
       return;
     b.setInsertionPoint(first);
     b.create<WarpgroupTurnOp>(first->getLoc(), "wait");
+    // wgmma gemms are only issued in the turn: the next warpgroup may issue its own while
+    // these run, so the tensor cores always have the next gemm queued. The warpgroup then
+    // waits for its gemms outside the turn.
+    SmallVector<Value> accumulators;
+    bool issueOnly = true;
+    for (Operation *op = first; op != last->getNextNode(); op = op->getNextNode()) {
+      auto gemm = cast<GemmOp>(op);
+      issueOnly &= gemm->hasAttr(kWgmmaAttr) && !gemm.getAsync();
+      accumulators.push_back(gemm.getC());
+    }
+    if (issueOnly)
+      for (Operation *op = first; op != last->getNextNode(); op = op->getNextNode())
+        cast<GemmOp>(op).setAsync(true);
     b.setInsertionPointAfter(last);
     b.create<WarpgroupTurnOp>(last->getLoc(), "pass");
+    if (issueOnly)
+      b.create<GemmWaitOp>(last->getLoc(), 0, accumulators);
     first = last = nullptr;
   };
   for (Operation &op : llvm::make_early_inc_range(block)) {
