@@ -29,6 +29,14 @@ TileConfig metaattn::chooseTileConfig(int64_t headDim, int64_t valueDim, int64_t
   TileConfig config;
   config.paddedDim = roundUp(headDim, 16);
   config.paddedValueDim = roundUp(valueDim, 16);
+  // On wgmma targets head dims up to 256 are padded to whole 128-byte swizzle blocks (64
+  // 16-bit elements; the padding columns load as zeros), so odd head dims (40, 72, 200) take
+  // the wgmma path rather than the warp-level mma.sync one.
+  if (target.wgmma && elementBytes == 2 && roundUp(headDim, 64) <= 256 &&
+      roundUp(valueDim, 64) <= 256) {
+    config.paddedDim = roundUp(headDim, 64);
+    config.paddedValueDim = roundUp(valueDim, 64);
+  }
   config.stages = 2;
   // Hopper (wgmma): two consumer warpgroups of 64 query rows each, three where their
   // fragments fit (below; plus the TMA producer warpgroup of tile-warp-specialize); both gemms run on wgmma when every shared tile's rows

@@ -54,11 +54,15 @@ LogicalResult Printer::printWarpSpecialize(WarpSpecializeOp op) {
   int64_t consumerRegisters = std::min<int64_t>(
       kMaxRegisters, (pool - producerThreads * kProducerRegisters) / consumers / 8 * 8);
   int64_t producerRegisters = (pool - consumers * consumerRegisters) / producerThreads / 8 * 8;
+  // With one consumer warpgroup every thread already starts with the most a thread can use:
+  // nothing to hand over (and setmaxnreg takes at most 256).
+  bool shift = pool / (consumers + producerThreads) < kMaxRegisters;
   std::string ns = "metaattn::dev::";
   line() << "if ((int)threadIdx.x >= " << consumers << ") {  // tile.warp_specialize producer\n";
   {
     IndentScope scope(*this);
-    line() << ns << "wg::setMaxRegs<false, " << producerRegisters << ">();\n";
+    if (shift)
+      line() << ns << "wg::setMaxRegs<false, " << producerRegisters << ">();\n";
     line() << "if ((int)threadIdx.x == " << consumers << ") {\n";
     IndentScope inner(*this);
     if (failed(printBlock(op.getProducer().front())))
@@ -68,7 +72,8 @@ LogicalResult Printer::printWarpSpecialize(WarpSpecializeOp op) {
   line() << "} else {  // tile.warp_specialize consumer\n";
   {
     IndentScope scope(*this);
-    line() << ns << "wg::setMaxRegs<true, " << consumerRegisters << ">();\n";
+    if (shift)
+      line() << ns << "wg::setMaxRegs<true, " << consumerRegisters << ">();\n";
     int64_t savedThreads = threads;
     threads = consumerThreads = consumers;
     LogicalResult result = printBlock(op.getConsumer().front());
