@@ -78,3 +78,4 @@ func.func @mha_d64(%q: tensor<?x?x2x64xbf16>, %k: tensor<?x?x2x64xbf16>, %v: ten
     } : tensor<?x?x2x64xbf16>, tensor<?x?x2x64xbf16>, tensor<?x?x2x64xbf16> -> tensor<?x?x2x64xbf16>, tensor<?x2x?xf32>
   return %o, %l : tensor<?x?x2x64xbf16>, tensor<?x2x?xf32>
 }
+
