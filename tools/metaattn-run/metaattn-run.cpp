@@ -17,6 +17,7 @@
 #include "metaattn/Runtime/Compiler.h"
 #include "metaattn/Runtime/Device.h"
 
+#include "metaattn/Support/CommandLine.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
@@ -244,7 +245,7 @@ int main(int argc, char **argv) {
   SourceMgrDiagnosticHandler handler(sourceMgr, &context);
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
   if (!module)
-    return 1;
+    exitAfterFailure(1); // not a return: see exitAfterFailure
 
   std::vector<func::FuncOp> funcs;
   for (func::FuncOp func : module->getOps<func::FuncOp>())

@@ -13,7 +13,7 @@ include "mlir/IR/OpBase.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 include "mlir/IR/BuiltinAttributes.td"
 
-def Attn_AttentionOp : Attn_Op<"attention", [RecursiveMemoryEffects]> {
+def Attn_AttentionOp : Attn_Op<"attention", [RecursiveMemoryEffects, IsolatedFromAbove]> {
   let summary = "Parallel-family attention: score function, mask, normaliser, P·V";
   let description = [{
     Per batch `b` and query head `h` (kv head `h / (H / Hkv)`), computes
@@ -80,7 +80,8 @@ def Attn_AttentionOp : Attn_Op<"attention", [RecursiveMemoryEffects]> {
   let hasRegionVerifier = 1;
 }
 
-def Attn_OnlineAttentionOp : Attn_Op<"online_attention", [RecursiveMemoryEffects]> {
+def Attn_OnlineAttentionOp : Attn_Op<"online_attention",
+    [RecursiveMemoryEffects, IsolatedFromAbove]> {
   let summary = "Streaming form of attn.attention, derived by attn-online-normalize";
   let description = [{
     The same computation as `attn.attention`, rewritten to visit the kv positions of a row once,
@@ -134,7 +135,7 @@ def Attn_OnlineAttentionOp : Attn_Op<"online_attention", [RecursiveMemoryEffects
 }
 
 def Attn_CombineOp : Attn_Op<"combine",
-    [RecursiveMemoryEffects, AttrSizedOperandSegments]> {
+    [RecursiveMemoryEffects, AttrSizedOperandSegments, IsolatedFromAbove]> {
   let summary = "Element-wise combination of attention outputs";
   let description = [{
     Combines N attention outputs of one shape `[batch, seq_q, heads, value dim]` element by
@@ -170,7 +171,7 @@ def Attn_CombineOp : Attn_Op<"combine",
 }
 
 def Attn_RecurrentOp : Attn_Op<"recurrent",
-    [RecursiveMemoryEffects, AttrSizedOperandSegments]> {
+    [RecursiveMemoryEffects, AttrSizedOperandSegments, IsolatedFromAbove]> {
   let summary = "Recurrent-family (linear) attention with a decaying state";
   let description = [{
     Per batch `b` and head `h`, with state `H_t` of shape `Dk × Dv` (f32):
