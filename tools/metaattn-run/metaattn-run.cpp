@@ -28,6 +28,7 @@
 #include "llvm/Support/ToolOutputFile.h"
 
 #include <fstream>
+#include <new>
 
 using namespace mlir;
 using namespace metaattn;
@@ -165,8 +166,7 @@ static cl::opt<bool> groupGuardsOpt(
              "rows do not see (default true)"),
     cl::init(true));
 
-int main(int argc, char **argv) {
-  llvm::InitLLVM init(argc, argv);
+static int runMain(int argc, char **argv) {
   // --help lists this tool's options, not every option the linked LLVM libraries register.
   cl::HideUnrelatedOptions(runCategory);
   cl::ParseCommandLineOptions(argc, argv, "metaattn attention runner\n");
@@ -363,4 +363,18 @@ int main(int argc, char **argv) {
                  << "\n";
   }
   return allPassed ? 0 : 1;
+}
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  // Host allocations that fail (shapes past the machine's memory: a head dim of 10^5, a
+  // batch of 10^6) throw instead of aborting in LLVM's handler, and end the run with a message.
+  std::set_new_handler(nullptr);
+  try {
+    return runMain(argc, argv);
+  } catch (const std::bad_alloc &) {
+    llvm::errs() << "metaattn-run: out of host memory: the shapes given need more than this "
+                    "machine has (the inputs, the reference, or the CPU executor's buffers)\n";
+    exitAfterFailure(1);
+  }
 }

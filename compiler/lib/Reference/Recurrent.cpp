@@ -12,6 +12,7 @@
 #include "mlir/IR/BuiltinTypes.h"
 
 #include <cmath>
+#include <string>
 
 using namespace mlir;
 using namespace metaattn;
@@ -164,6 +165,16 @@ LogicalResult metaattn::evaluateRecurrent(attn::RecurrentOp op,
                            {DType::f32}, error)))
     return failure();
 
+  // The state of one head, in double precision: refuse what the host cannot hold rather than
+  // abort in the allocator (a head dim in the hundreds of thousands).
+  constexpr int64_t kMaxStateValues = int64_t(1) << 27;
+  if (p.keyDim * p.valueDim > kMaxStateValues) {
+    error = "the reference keeps a Dk x Dv state per head in double precision: " +
+            std::to_string(p.keyDim) + " x " + std::to_string(p.valueDim) + " values (" +
+            std::to_string(p.keyDim * p.valueDim * 8 >> 20) +
+            " MiB) is more than it evaluates (at most 2^27 values, 1 GiB)";
+    return failure();
+  }
   Modifiers mods(p);
   int64_t group = p.heads / p.qkHeads;
   attn::GateKind kind = op.getGateKind();
