@@ -146,7 +146,7 @@ template <bool Inc, int N> METAATTN_DEV void setMaxRegs() {
 
 /// This thread's warpgroup (threads [128 g, 128 g + 128)), broadcast from lane 0 so that the
 /// compiler knows it is the same across the warp: branches on it stay warp-uniform (measured:
-/// guards on `threadIdx.x / 128` itself cost causal D128 5-8% on the H200). The warp must be
+/// guards on `threadIdx.x / 128` itself cost causal D128 4-8% on the H200). The warp must be
 /// converged.
 METAATTN_DEV int index() { return __shfl_sync(0xffffffffu, (int)(threadIdx.x >> 7), 0); }
 

@@ -84,16 +84,8 @@ struct TileUseWgmmaPass : public metaattn::tile::impl::TileUseWgmmaBase<TileUseW
   static void issueTogether(Block &block) {
     SmallVector<GemmOp> run;
     auto flush = [&] {
-      if (run.size() >= 2) {
-        SmallVector<Value> accumulators;
-        for (GemmOp gemm : run) {
-          gemm.setAsync(true);
-          accumulators.push_back(gemm.getC());
-        }
-        OpBuilder b(run.back()->getContext());
-        b.setInsertionPointAfter(run.back());
-        b.create<GemmWaitOp>(run.back().getLoc(), 0, accumulators);
-      }
+      if (run.size() >= 2)
+        issueAsyncThenWait(run, run.back());
       run.clear();
     };
     for (Operation &op : llvm::make_early_inc_range(block)) {
@@ -114,3 +106,14 @@ struct TileUseWgmmaPass : public metaattn::tile::impl::TileUseWgmmaBase<TileUseW
 };
 
 } // namespace
+
+GemmWaitOp metaattn::tile::issueAsyncThenWait(ArrayRef<GemmOp> gemms, Operation *after) {
+  SmallVector<Value> accumulators;
+  for (GemmOp gemm : gemms) {
+    gemm.setAsync(true);
+    accumulators.push_back(gemm.getC());
+  }
+  OpBuilder b(after->getContext());
+  b.setInsertionPointAfter(after);
+  return b.create<GemmWaitOp>(after->getLoc(), 0, accumulators);
+}

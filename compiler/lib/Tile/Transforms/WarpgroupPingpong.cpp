@@ -37,20 +37,15 @@ void wrapSections(Block &block, OpBuilder &b) {
     // wgmma gemms are only issued in the turn: the next warpgroup may issue its own while
     // these run, so the tensor cores always have the next gemm queued. The warpgroup then
     // waits for its gemms outside the turn.
-    SmallVector<Value> accumulators;
-    bool issueOnly = true;
-    for (Operation *op = first; op != last->getNextNode(); op = op->getNextNode()) {
-      auto gemm = cast<GemmOp>(op);
-      issueOnly &= gemm->hasAttr(kWgmmaAttr) && !gemm.getAsync();
-      accumulators.push_back(gemm.getC());
-    }
-    if (issueOnly)
-      for (Operation *op = first; op != last->getNextNode(); op = op->getNextNode())
-        cast<GemmOp>(op).setAsync(true);
+    SmallVector<GemmOp> gemms;
+    for (Operation *op = first; op != last->getNextNode(); op = op->getNextNode())
+      gemms.push_back(cast<GemmOp>(op));
+    bool issueOnly = llvm::all_of(
+        gemms, [](GemmOp gemm) { return gemm->hasAttr(kWgmmaAttr) && !gemm.getAsync(); });
     b.setInsertionPointAfter(last);
-    b.create<WarpgroupTurnOp>(last->getLoc(), "pass");
+    auto pass = b.create<WarpgroupTurnOp>(last->getLoc(), "pass");
     if (issueOnly)
-      b.create<GemmWaitOp>(last->getLoc(), 0, accumulators);
+      issueAsyncThenWait(gemms, pass);
     first = last = nullptr;
   };
   for (Operation &op : llvm::make_early_inc_range(block)) {

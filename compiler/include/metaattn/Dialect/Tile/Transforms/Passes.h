@@ -19,6 +19,10 @@ constexpr llvm::StringLiteral kPipelinePlannedAttr = "tile.pipeline_planned";
 /// Whether `target` (e.g. "sm_90a") has the warpgroup wgmma instructions.
 inline bool targetHasWgmma(llvm::StringRef target) { return target == "sm_90a"; }
 
+/// Makes `gemms` (wgmma gemms, in issue order) async and waits for all of them with one
+/// `tile.gemm_wait 0` placed right after `after`; returns the wait.
+GemmWaitOp issueAsyncThenWait(llvm::ArrayRef<GemmOp> gemms, mlir::Operation *after);
+
 } // namespace metaattn::tile
 
 #endif // METAATTN_DIALECT_TILE_TRANSFORMS_PASSES_H
