@@ -145,9 +145,9 @@ static cl::opt<bool> warpSpecializeOpt(
     cl::init(true));
 static cl::opt<bool> gemmOverlapOpt(
     cl::cat(runCategory), "gemm-overlap",
-    cl::desc("warp-specialised kernels: each warpgroup runs a kv tile's output gemm while it "
-             "computes the next tile's softmax (default false: measured slower on the H200)"),
-    cl::init(false));
+    cl::desc("warp-specialised kernels with two consumer warpgroups: each warpgroup runs a kv "
+             "tile's output gemm while it computes the next tile's softmax (default true)"),
+    cl::init(true));
 static cl::opt<bool> pingpongOpt(
     cl::cat(runCategory), "pingpong",
     cl::desc("warp-specialised kernels: consumer warpgroups take turns on the tensor cores "

@@ -76,8 +76,8 @@ std::string metaattn::tuningArch(llvm::StringRef target, const PipelineOptions &
     arch += "+no-ws";
   if (options.pingpong)
     arch += "+pingpong";
-  if (options.gemmOverlap)
-    arch += "+gemm-overlap";
+  if (!options.gemmOverlap)
+    arch += "+no-gemm-overlap";
   if (options.persistent)
     arch += "+persistent";
   if (!options.groupGuards)
@@ -136,8 +136,8 @@ struct LowerPipelineOptions : public PassPipelineOptions<LowerPipelineOptions> {
                         llvm::cl::init(false)};
   Option<bool> gemmOverlap{*this, "gemm-overlap",
                            llvm::cl::desc("warp-specialised kernels: run a tile's output gemm "
-                                          "behind the next tile's softmax (default false)"),
-                           llvm::cl::init(false)};
+                                          "behind the next tile's softmax (default true)"),
+                           llvm::cl::init(true)};
   Option<bool> persistent{*this, "persistent",
                           llvm::cl::desc("warp-specialised kernels walk the grid's tiles from "
                                          "one block per multiprocessor (default false)"),

@@ -192,10 +192,10 @@ METAATTN_DEV void loadVec(SmemVec<T, N, 1> dst, const TensorRef<R>& src,
 /// at `origin`, skipping elements out of bounds. Adjacent column pairs are
 /// written with one 4- or 8-byte store when contiguous and aligned. Threads
 /// of warps >= Warps (e.g. producer warps) write nothing.
-template <int NThreads, class T, int R, class S, int M, int N, int W>
+template <int NThreads, class T, int R, class S, int M, int N, int W, bool P>
 METAATTN_DEV void storeFrag(const TensorRef<R>& dst, const long long (&origin)[R], int rowDim,
-                            int colDim, const Frag<S, M, N, W>& f) {
-  using F = Frag<S, M, N, W>;
+                            int colDim, const Frag<S, M, N, W, P>& f) {
+  using F = Frag<S, M, N, W, P>;
   static_assert(NThreads >= 32 * W, "storeFrag: NThreads is smaller than the fragment's warps");
   if (NThreads > 32 * W && dev::detail::warpId() >= W)
     return;
@@ -305,11 +305,11 @@ METAATTN_DEV void storeChunks(const TensorRef<R>& dst, const long long (&origin)
 /// aligned and in bounds go element by element, skipping what is outside). Only the warp's
 /// own rows of `stage` are touched, so a __syncwarp orders it (no block barrier). Warps >= W
 /// write nothing.
-template <int NThreads, class T, int R, class S, int M, int N, int W>
+template <int NThreads, class T, int R, class S, int M, int N, int W, bool P>
 METAATTN_DEV void storeFragStaged(const TensorRef<R>& dst, const long long (&origin)[R], int rowDim,
-                                  int colDim, const Frag<S, M, N, W>& f,
+                                  int colDim, const Frag<S, M, N, W, P>& f,
                                   SmemTile<T, M, N, 1> stage) {
-  using F = Frag<S, M, N, W>;
+  using F = Frag<S, M, N, W, P>;
   using Tile = SmemTile<T, M, N, 1>;
   static_assert(NThreads >= 32 * W,
                 "storeFragStaged: NThreads is smaller than the fragment's warps");
@@ -369,9 +369,9 @@ namespace warp {
 
 /// Loads this warp's rows of an M x N shared tile into fragment `f`
 /// (ldmatrix.x4 per 16x16 block, .x2 for a trailing 16x8 block).
-template <class T, int M, int N, int W>
-METAATTN_DEV void loadFrag(Frag<T, M, N, W>& f, SmemTile<T, M, N, 1> s) {
-  using F = Frag<T, M, N, W>;
+template <class T, int M, int N, int W, bool P>
+METAATTN_DEV void loadFrag(Frag<T, M, N, W, P>& f, SmemTile<T, M, N, 1> s) {
+  using F = Frag<T, M, N, W, P>;
   static_assert(dev::detail::Is16Bit<T>::value,
                 "loadFrag: only bf16/fp16 fragments (ldmatrix is b16)");
   const int lane = dev::detail::laneId();
@@ -384,17 +384,17 @@ METAATTN_DEV void loadFrag(Frag<T, M, N, W>& f, SmemTile<T, M, N, 1> s) {
       unsigned r[4];
       ptx::ldmatrixX4(r, s.chunkAddr(rowBase + mt * 16, (2 * np) ^ (lane >> 4)));
       const int e0 = (mt * F::NT + 2 * np) * 4, e1 = e0 + 4;
-      unpackPair(r[0], f[e0 + 0], f[e0 + 1]);
-      unpackPair(r[1], f[e0 + 2], f[e0 + 3]);
-      unpackPair(r[2], f[e1 + 0], f[e1 + 1]);
-      unpackPair(r[3], f[e1 + 2], f[e1 + 3]);
+      f.setWord(e0 / 2, r[0]);
+      f.setWord(e0 / 2 + 1, r[1]);
+      f.setWord(e1 / 2, r[2]);
+      f.setWord(e1 / 2 + 1, r[3]);
     }
     if constexpr (F::NT % 2 == 1) {
       unsigned r[2];
       ptx::ldmatrixX2(r, s.chunkAddr(rowBase + mt * 16, F::NT - 1));
       const int e0 = (mt * F::NT + F::NT - 1) * 4;
-      unpackPair(r[0], f[e0 + 0], f[e0 + 1]);
-      unpackPair(r[1], f[e0 + 2], f[e0 + 3]);
+      f.setWord(e0 / 2, r[0]);
+      f.setWord(e0 / 2 + 1, r[1]);
     }
   }
 }

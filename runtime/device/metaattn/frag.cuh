@@ -34,9 +34,59 @@ namespace dev {
 namespace detail {
 METAATTN_DEV int laneId() { return (int)(threadIdx.x & 31u); }
 METAATTN_DEV int warpId() { return (int)(threadIdx.x >> 5); }
+
+/// The elements of a fragment, one per register (float; 16-bit elements unpacked).
+template <class T, int Elems, bool Packed> struct FragStorage {
+  T v[Elems];
+
+  METAATTN_DEV T& operator[](int e) { return v[e]; }
+  METAATTN_DEV const T& operator[](int e) const { return v[e]; }
+  /// 16-bit elements 2i and 2i + 1 as one word (low half first), as the packed storage.
+  METAATTN_DEV unsigned word(int i) const { return packPair(v[2 * i], v[2 * i + 1]); }
+  METAATTN_DEV void setWord(int i, unsigned x) { unpackPair(x, v[2 * i], v[2 * i + 1]); }
+};
+
+/// 16-bit elements are held two per 32-bit word, element 2i in the low half of
+/// word i: the layout of an mma A-operand register (see packARegs). A fragment
+/// that stays live between its conversion and its gemm (the probabilities of
+/// the overlapped schedule, carried across the loop's back edge) then takes
+/// one register per pair rather than one per element, and ptxas converts each
+/// pair with one packed instruction. Elements are read by value and written
+/// through `Ref`; `word`/`setWord` move whole pairs.
+template <class T, int Elems> struct FragStorage<T, Elems, true> {
+  static_assert(Elems % 2 == 0, "FragStorage: 16-bit fragments hold whole pairs");
+  unsigned w[Elems / 2];
+
+  struct Ref {
+    unsigned& word;
+    int high;
+    METAATTN_DEV operator T() const {
+      T x;
+      x.bits = (unsigned short)(high ? word >> 16 : word & 0xffffu);
+      return x;
+    }
+    METAATTN_DEV Ref& operator=(T x) {
+      word = high ? (word & 0xffffu) | (unsigned(x.bits) << 16)
+                  : (word & 0xffff0000u) | unsigned(x.bits);
+      return *this;
+    }
+    METAATTN_DEV Ref& operator=(const Ref& other) { return *this = T(other); }
+  };
+
+  METAATTN_DEV Ref operator[](int e) { return Ref{w[e >> 1], e & 1}; }
+  METAATTN_DEV T operator[](int e) const {
+    T x;
+    x.bits = (unsigned short)((e & 1) ? w[e >> 1] >> 16 : w[e >> 1] & 0xffffu);
+    return x;
+  }
+  /// Elements 2i (low half) and 2i + 1 (high half).
+  METAATTN_DEV unsigned word(int i) const { return w[i]; }
+  METAATTN_DEV void setWord(int i, unsigned x) { w[i] = x; }
+};
 } // namespace detail
 
-template <class T, int M, int N, int Warps> struct Frag {
+template <class T, int M, int N, int Warps, bool Packed = detail::Is16Bit<T>::value>
+struct Frag : detail::FragStorage<T, (M / Warps / 16) * (N / 8) * 4, Packed> {
   static_assert(Warps >= 1, "Frag: Warps must be at least 1");
   static_assert(M % Warps == 0, "Frag: M must be divisible by Warps");
   static_assert((M / Warps) % 16 == 0, "Frag: rows per warp (M/Warps) must be a multiple of 16");
@@ -53,10 +103,8 @@ template <class T, int M, int N, int Warps> struct Frag {
   /// Elements each thread holds.
   static constexpr int kElems = MT * NT * 4;
 
-  T v[kElems];
-
-  METAATTN_DEV T& operator[](int e) { return v[e]; }
-  METAATTN_DEV const T& operator[](int e) const { return v[e]; }
+  static_assert(!Packed || detail::Is16Bit<T>::value, "Frag: only 16-bit elements pack");
+  using detail::FragStorage<T, kElems, Packed>::operator[];
 
   /// Sub-tile indices of element e (compile-time after unrolling).
   METAATTN_HD static constexpr int mtOf(int e) { return (e >> 2) / NT; }
@@ -77,7 +125,7 @@ template <class T, int M, int N, int Warps> struct Frag {
   METAATTN_DEV void fill(T x) {
 #pragma unroll
     for (int e = 0; e < kElems; ++e)
-      v[e] = x;
+      (*this)[e] = x;
   }
 };
 
@@ -85,14 +133,14 @@ template <class T, int M, int N, int Warps> struct Frag {
 /// 16-bit fragment: sub-tiles (mt, 2 kt) and (mt, 2 kt + 1), two elements per
 /// register (the layout in the file comment). warp::gemmRS and wg::gemmRS both
 /// read their register A operand through this.
-template <class T, int M, int K, int W>
-METAATTN_DEV void packARegs(const Frag<T, M, K, W>& A, int mt, int kt, unsigned (&a)[4]) {
-  using F = Frag<T, M, K, W>;
+template <class T, int M, int K, int W, bool P>
+METAATTN_DEV void packARegs(const Frag<T, M, K, W, P>& A, int mt, int kt, unsigned (&a)[4]) {
+  using F = Frag<T, M, K, W, P>;
   const int e0 = (mt * F::NT + 2 * kt) * 4, e1 = e0 + 4;
-  a[0] = packPair(A[e0 + 0], A[e0 + 1]);
-  a[1] = packPair(A[e0 + 2], A[e0 + 3]);
-  a[2] = packPair(A[e1 + 0], A[e1 + 1]);
-  a[3] = packPair(A[e1 + 2], A[e1 + 3]);
+  a[0] = A.word(e0 / 2);
+  a[1] = A.word(e0 / 2 + 1);
+  a[2] = A.word(e1 / 2);
+  a[3] = A.word(e1 / 2 + 1);
 }
 
 template <int M, int Warps> struct RowVec {
@@ -126,15 +174,15 @@ template <int M, int Warps> struct RowVec {
 namespace warp {
 /// dst[e] = convert(src[e]) for every element; 16-bit destinations are
 /// converted two at a time (cvt.rn.{bf16,f16}x2.f32).
-template <class T, class S, int M, int N, int W>
-METAATTN_DEV void convert(Frag<T, M, N, W>& dst, const Frag<S, M, N, W>& src) {
+template <class T, class S, int M, int N, int W, bool PT, bool PS>
+METAATTN_DEV void convert(Frag<T, M, N, W, PT>& dst, const Frag<S, M, N, W, PS>& src) {
   if constexpr (detail::Is16Bit<T>::value && detail::IsSame<S, float>::value) {
 #pragma unroll
-    for (int e = 0; e < Frag<T, M, N, W>::kElems; e += 2)
-      unpackPair(packFloat2<T>(src[e], src[e + 1]), dst[e], dst[e + 1]);
+    for (int e = 0; e < Frag<T, M, N, W, PT>::kElems; e += 2)
+      dst.setWord(e / 2, packFloat2<T>(src[e], src[e + 1]));
   } else {
 #pragma unroll
-    for (int e = 0; e < Frag<T, M, N, W>::kElems; ++e)
+    for (int e = 0; e < Frag<T, M, N, W, PT>::kElems; ++e)
       dst[e] = convertElem<T>(src[e]);
   }
 }

@@ -140,12 +140,12 @@ METAATTN_DEV void gemmTS(Frag<float, M, N, W>& C, SmemTile<T, K, M, 1> At,
 
 /// C += A * op(B), A a register fragment (e.g. P converted to bf16 from the
 /// softmax), B in shared memory. The P * V case is TransB = false.
-template <bool TransB, class T, int M, int N, int W, int K, int BR, int BC>
-METAATTN_DEV void gemmRS(Frag<float, M, N, W>& C, const Frag<T, M, K, W>& A,
+template <bool TransB, class T, int M, int N, int W, int K, int BR, int BC, bool P>
+METAATTN_DEV void gemmRS(Frag<float, M, N, W>& C, const Frag<T, M, K, W, P>& A,
                          SmemTile<T, BR, BC, 1> B) {
   static_assert(dev::detail::Is16Bit<T>::value, "gemmRS: operands must be bf16 or fp16");
   static_assert(gemm_detail::CheckB<TransB, N, K, BR, BC>::ok, "");
-  using FA = Frag<T, M, K, W>;
+  using FA = Frag<T, M, K, W, P>;
   const int lane = dev::detail::laneId();
 #pragma unroll
   for (int kt = 0; kt < K / 16; ++kt) {

@@ -193,8 +193,9 @@ METAATTN_DEV void gemmTS(Frag<float, M, N, W>& C, SmemTile<T, K, M, 1> At,
 
 /// C += A * op(B), A a register fragment (P after the softmax), B in shared
 /// memory (see the file comment). The P * V case is TransB = false.
-template <bool TransB, bool Wait = true, class T, int M, int N, int W, int K, int BR, int BC>
-METAATTN_DEV void gemmRS(Frag<float, M, N, W>& C, const Frag<T, M, K, W>& A,
+template <bool TransB, bool Wait = true, class T, int M, int N, int W, int K, int BR, int BC,
+          bool P>
+METAATTN_DEV void gemmRS(Frag<float, M, N, W>& C, const Frag<T, M, K, W, P>& A,
                          SmemTile<T, BR, BC, 1> B) {
   static_assert(wg_detail::Check<T, M, N, W>::ok, "");
   static_assert(SmemTile<T, BR, BC, 1>::kColumnBlocks,

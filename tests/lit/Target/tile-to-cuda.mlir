@@ -1,5 +1,5 @@
 // RUN: metaattn-opt %s --metaattn-lower="target=sm_90" | metaattn-translate --tile-to-cuda | FileCheck %s
-// RUN: metaattn-opt %s --metaattn-lower="gemm-overlap=1" | metaattn-translate --tile-to-cuda | FileCheck %s --check-prefix=HOPPER
+// RUN: metaattn-opt %s --metaattn-lower="gemm-overlap=1 block-m=128 warps=8" | metaattn-translate --tile-to-cuda | FileCheck %s --check-prefix=HOPPER
 
 // The printer calls the device library: cp.async tiles, mma gemms, warp reductions, and
 // unrolled element loops over the owning thread's fragment elements.

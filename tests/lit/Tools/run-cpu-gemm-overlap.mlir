@@ -2,10 +2,11 @@
 // tile's output gemm issued behind the next score gemm), run on the CPU tile executor and
 // checked against the oracle. The executor runs an async gemm only when a tile.gemm_wait
 // retires it, on what its buffers hold then, so an operand overwritten too early shows here.
-// Lengths: one kv tile, several, and a last partial tile; causal with fully masked tiles.
-// RUN: metaattn-run %s --device=cpu --target=sm_90a --gemm-overlap --batch=1 --seq-q=130 --seq-kv=77 | FileCheck %s
-// RUN: metaattn-run %s --device=cpu --target=sm_90a --gemm-overlap --batch=1 --seq-q=77 --seq-kv=300 | FileCheck %s
-// RUN: metaattn-run %s --device=cpu --target=sm_90a --gemm-overlap --resource-report | FileCheck %s --check-prefix=PTX
+// Two consumer warpgroups (--block-m=128 --warps=8): D64 alone takes three, which are not
+// overlapped. Lengths: one kv tile, several, and a last partial tile; causal with fully masked tiles.
+// RUN: metaattn-run %s --device=cpu --target=sm_90a --gemm-overlap --block-m=128 --warps=8 --batch=1 --seq-q=130 --seq-kv=77 | FileCheck %s
+// RUN: metaattn-run %s --device=cpu --target=sm_90a --gemm-overlap --block-m=128 --warps=8 --batch=1 --seq-q=77 --seq-kv=300 | FileCheck %s
+// RUN: metaattn-run %s --device=cpu --target=sm_90a --gemm-overlap --block-m=128 --warps=8 --resource-report | FileCheck %s --check-prefix=PTX
 // CHECK: PASS mha_d64
 // CHECK: PASS causal_d64
 // PTX: resources mha_d64 (sm_90a): {{.*}} 384 threads; gemms: 3 wgmma, 0 mma.sync

@@ -1,7 +1,8 @@
-// RUN: metaattn-opt %s --metaattn-lower="gemm-overlap=1" | FileCheck %s
-// RUN: metaattn-run %s --device=cpu --gemm-overlap --batch=1 --seq-q=77 --seq-kv=300 | FileCheck %s --check-prefix=RAN
+// RUN: metaattn-opt %s --metaattn-lower="gemm-overlap=1 block-m=128 warps=8" | FileCheck %s
+// RUN: metaattn-run %s --device=cpu --gemm-overlap --block-m=128 --warps=8 --batch=1 --seq-q=77 --seq-kv=300 | FileCheck %s --check-prefix=RAN
 
-// tile-gemm-overlap on a causal kernel, whose gemms sit under the "tile not fully masked"
+// tile-gemm-overlap on a causal kernel (two consumer warpgroups: D64 alone takes three, which
+// are not overlapped), whose gemms sit under the "tile not fully masked"
 // guard. The consumers wait for K(j) at the top of iteration j and for V(j) only where V(j)'s
 // output gemm is issued, behind the score gemm of iteration j + 1 (or in a skipped tile's
 // branch): V(j + 1)'s copy starts only when V(j - 1)'s stage is released at the end of

@@ -8,7 +8,7 @@
 // never of a sequence length, which is dynamic in the types — so one tuning serves every
 // length and every module holding the same variant. Tile sizes timed under one kernel schedule
 // are not taken for another: the arch field is the target plus the schedule's departures from
-// the default (`sm_90a+no-ws` for --warp-specialize=false, `+pingpong`, `+gemm-overlap`;
+// the default (`sm_90a+no-ws` for --warp-specialize=false, `+pingpong`, `+no-gemm-overlap`;
 // metaattn::tuningArch in Pipeline.h).
 //
 // File format, one entry per line (`#` starts a comment line):

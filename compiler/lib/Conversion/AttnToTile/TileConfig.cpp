@@ -69,10 +69,9 @@ TileConfig metaattn::chooseTileConfig(int64_t headDim, int64_t valueDim, int64_t
     config.blockM = 128;
     config.warps = 8;
     config.blockN = 128;
-    // With the gemm overlap the 64-wide tiles it was measured with (80 spills 8 bytes).
-    if (maxDim > 128 && schedule.gemmOverlap)
-      config.blockN = 64;
-    else if (maxDim > 128)
+    // (The same with the gemm overlap: D256 kv 80 overlapped runs 1.07x the 64-wide tiles at
+    // S = 16k, causal 1.06x; benchmarks/results/configs_packed_frag_overlap_h200_2026-12-04e.txt.)
+    if (maxDim > 128)
       for (int64_t blockN = 128; blockN >= 16; blockN -= 16) {
         config.blockN = blockN;
         if (fragmentRegisters(blockN) <= 240 - kSpareRegisters &&
@@ -82,18 +81,17 @@ TileConfig metaattn::chooseTileConfig(int64_t headDim, int64_t valueDim, int64_t
     // Three consumer warpgroups (192 query rows) where their fragments fit 160 registers and
     // the kv tile is 128 wide: on the H200 (bf16, B·S = 16k, S = 4k / 16k;
     // benchmarks/results/configs_d64_blockm192_h200_2026-12-04b.txt) D64 runs 17-21% faster,
-    // causal 8-20% (S = 512: +4%, causal -8%: fewer, partly empty blocks). Not with the gemm
-    // overlap, which keeps a tile's probabilities and the next tile's scores live together
-    // (D64: 388 bytes of spills at 160 registers); only measured with warp specialisation.
-    bool threeConsumers = schedule.warpSpecialize && !schedule.gemmOverlap &&
-                          config.blockN == 128 &&
+    // causal 8-20% (S = 512: +4%, causal -8%: fewer, partly empty blocks); only measured
+    // with warp specialisation. tile-gemm-overlap leaves such kernels as they are.
+    bool threeConsumers = schedule.warpSpecialize && config.blockN == 128 &&
                           fragmentRegisters(config.blockN) <= 160 - kSpareRegisters;
     config.blockM = threeConsumers ? 192 : 128;
     config.warps = threeConsumers ? 12 : 8;
     // Mask-free kernels with two consumers and head dims <= 128: 192-wide kv tiles where the
     // fragments fit (D128: 3-7% faster; causal D128 measured -3..+0.5%, so masked kernels keep
     // 128; benchmarks/results/configs_d128_blockn192_h200_2026-12-04b.txt).
-    // Not with the gemm overlap either (D128: 560 bytes of spills).
+    // Not with the gemm overlap: there 128 beats 192 at S <= 2k (D128: 1.12-1.14x at S = 512
+    // and 1k) and loses at S >= 8k (0.89-0.96x); configs_packed_frag_overlap_h200_2026-12-04e.
     if (!masked && schedule.warpSpecialize && !schedule.gemmOverlap && !threeConsumers &&
         maxDim <= 128 && fragmentRegisters(192) <= 240 - kSpareRegisters)
       config.blockN = 192;

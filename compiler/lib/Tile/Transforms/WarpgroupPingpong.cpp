@@ -4,13 +4,16 @@
 // take turns on the tensor cores: each run of consecutive gemms becomes a section between
 // `tile.warpgroup_turn "wait"` and `"pass"`, so while one warpgroup multiplies, the others
 // run their softmax (FlashAttention-3's ping-pong schedule). wgmma gemms are only issued
-// inside the turn and waited for after it.
+// inside the turn and waited for after it. In the overlapped schedule (tile-gemm-overlap)
+// the score gemm of tile j and the conditional output gemm of tile j - 1 share one turn.
 //
 //===----------------------------------------------------------------------===//
 
 #include "metaattn/Dialect/Tile/Transforms/Passes.h"
 
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 namespace metaattn::tile {
 #define GEN_PASS_DEF_TILEWARPGROUPPINGPONG
@@ -22,12 +25,73 @@ using namespace metaattn::tile;
 
 namespace {
 
-/// Wraps each maximal run of consecutive gemms of `block` (and of the blocks nested in it).
+/// Whether `op` is the conditional issue of the overlapped schedule (tile-gemm-overlap):
+/// `scf.if` whose then-block issues async gemms (after index arithmetic, stage views and
+/// mbarrier waits) and whose branches both end in gemm waits. Such an `if` right after a
+/// gemm joins that gemm's turn, so one turn issues both of the warpgroup's gemms
+/// (FlashAttention-3: the score gemm of tile j and the output gemm of tile j - 1).
+bool isConditionalIssue(Operation &op) {
+  auto branch = dyn_cast<scf::IfOp>(op);
+  if (!branch || branch.getNumResults() != 0 || !branch.elseBlock())
+    return false;
+  auto endsInWaits = [](Block *block) {
+    auto ops = block->without_terminator();
+    return !ops.empty() && isa<GemmWaitOp>(std::prev(ops.end()));
+  };
+  if (!endsInWaits(branch.thenBlock()) || !endsInWaits(branch.elseBlock()))
+    return false;
+  bool issues = false;
+  for (Operation &inner : branch.thenBlock()->without_terminator()) {
+    if (auto gemm = dyn_cast<GemmOp>(inner)) {
+      if (!gemm.getAsync())
+        return false;
+      issues = true;
+    } else if (!isa<GemmWaitOp, StageOp, MbarrierWaitOp>(inner) && !isPure(&inner)) {
+      return false;
+    }
+  }
+  for (Operation &inner : branch.elseBlock()->without_terminator())
+    if (!isa<GemmWaitOp>(inner))
+      return false;
+  return issues;
+}
+
+/// Moves the trailing gemm waits of both branches of `branch` into a new `scf.if` on the
+/// same condition right after it; returns the new `if`.
+scf::IfOp splitTrailingWaits(scf::IfOp branch, OpBuilder &b) {
+  b.setInsertionPointAfter(branch);
+  auto waits = b.create<scf::IfOp>(branch.getLoc(), branch.getCondition(),
+                                   /*withElseRegion=*/true);
+  auto move = [](Block *from, Block *to) {
+    SmallVector<Operation *> trailing;
+    for (Operation &op : llvm::reverse(from->without_terminator())) {
+      if (!isa<GemmWaitOp>(op))
+        break;
+      trailing.push_back(&op);
+    }
+    for (Operation *op : llvm::reverse(trailing))
+      op->moveBefore(to->getTerminator());
+  };
+  move(branch.thenBlock(), waits.thenBlock());
+  move(branch.elseBlock(), waits.elseBlock());
+  return waits;
+}
+
+/// Wraps each maximal run of consecutive gemms of `block` (and of the blocks nested in it),
+/// with a conditional issue after it (see isConditionalIssue), in a turn.
 void wrapSections(Block &block, OpBuilder &b) {
+  // Conditional issues that follow a gemm join its turn; their gemms are not wrapped again.
+  llvm::SmallPtrSet<Operation *, 4> joined;
   for (Operation &op : block)
+    if (isConditionalIssue(op) && op.getPrevNode() && isa<GemmOp>(op.getPrevNode()))
+      joined.insert(&op);
+  for (Operation &op : block) {
+    if (joined.contains(&op))
+      continue;
     for (Region &region : op.getRegions())
       for (Block &inner : region)
         wrapSections(inner, b);
+  }
   Operation *first = nullptr, *last = nullptr;
   auto close = [&] {
     if (!first)
@@ -38,18 +102,26 @@ void wrapSections(Block &block, OpBuilder &b) {
     // these run, so the tensor cores always have the next gemm queued. The warpgroup then
     // waits for its gemms outside the turn.
     SmallVector<GemmOp> gemms;
-    for (Operation *op = first; op != last->getNextNode(); op = op->getNextNode())
-      gemms.push_back(cast<GemmOp>(op));
-    bool issueOnly = llvm::all_of(
-        gemms, [](GemmOp gemm) { return gemm->hasAttr(kWgmmaAttr) && !gemm.getAsync(); });
-    b.setInsertionPointAfter(last);
+    bool issueOnly = true;
+    for (Operation *op = first; op != last->getNextNode(); op = op->getNextNode()) {
+      if (auto gemm = dyn_cast<GemmOp>(op)) {
+        gemms.push_back(gemm);
+        issueOnly &= gemm->hasAttr(kWgmmaAttr) && !gemm.getAsync();
+      } else {
+        issueOnly = false; // a joined conditional issue: its waits follow the turn already
+      }
+    }
+    Operation *after = last;
+    if (auto branch = dyn_cast<scf::IfOp>(last))
+      splitTrailingWaits(branch, b);
+    b.setInsertionPointAfter(after);
     auto pass = b.create<WarpgroupTurnOp>(last->getLoc(), "pass");
     if (issueOnly)
       issueAsyncThenWait(gemms, pass);
     first = last = nullptr;
   };
   for (Operation &op : llvm::make_early_inc_range(block)) {
-    if (isa<GemmOp>(op)) {
+    if (isa<GemmOp>(op) || (first && joined.contains(&op))) {
       first = first ? first : &op;
       last = &op;
       continue;
