@@ -50,8 +50,8 @@ template <class T, int Elems, bool Packed> struct FragStorage {
 /// word i: the layout of an mma A-operand register (see packARegs). A fragment
 /// that stays live between its conversion and its gemm (the probabilities of
 /// the overlapped schedule, carried across the loop's back edge) then takes
-/// one register per pair rather than one per element, and ptxas converts each
-/// pair with one packed instruction. Elements are read by value and written
+/// one register per pair rather than one per element (the D128 overlapped kernel
+/// spilled 384-560 B with one per element; none packed). Elements are read by value and written
 /// through `Ref`; `word`/`setWord` move whole pairs.
 template <class T, int Elems> struct FragStorage<T, Elems, true> {
   static_assert(Elems % 2 == 0, "FragStorage: 16-bit fragments hold whole pairs");

@@ -78,7 +78,7 @@ FailureOr<std::string> Printer::bufferType(Value buffer) {
   // 16-bit fragments are held two elements per register (frag.cuh) in wgmma kernels, where
   // the probabilities stay live across the overlapped loop's back edge; mma.sync kernels
   // keep one per register (packed, ptxas needs more registers there: D64 134 against 128).
-  bool unpacked = !wgmma && type.getElementType().getIntOrFloatBitWidth() == 16;
+  bool unpacked = !wgmma && (type.getElementType().isBF16() || type.getElementType().isF16());
   if (type.getRank() == 2)
     return ns + "Frag<" + *elt + ", " + std::to_string(type.getDimSize(0)) + ", " +
            std::to_string(type.getDimSize(1)) + ", " + warps + (unpacked ? ", false>" : ">");
