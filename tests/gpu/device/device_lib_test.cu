@@ -409,25 +409,67 @@ void testStoreFrag(const std::string& name, std::initializer_list<long long> siz
   }
 }
 
-template <class T, int M, int N, int W>
+/// Element-wise writes into a 16-bit fragment, in reverse order (each write keeps the other
+/// half of its word), a copy through the proxy (`g[e] = f[e ^ 1]`), reads by value and whole
+/// words (element 2i in the low half of word i), packed (wgmma kernels) and unpacked (mma.sync).
+template <class T, int M, int N, int W, bool Packed> __global__ void kFragHalves(int* errors) {
+  using F = Frag<T, M, N, W, Packed>;
+  F f, g;
+  auto bitsOf = [](int e) { return (unsigned short)(0x3f80u + 3u * (unsigned)e + threadIdx.x); };
+#pragma unroll
+  for (int e = F::kElems - 1; e >= 0; --e) {
+    T x;
+    x.bits = bitsOf(e);
+    f[e] = x;
+  }
+#pragma unroll
+  for (int e = 0; e < F::kElems; ++e)
+    g[e] = f[e ^ 1];
+  int bad = 0;
+#pragma unroll
+  for (int e = 0; e < F::kElems; ++e) {
+    const T x = f[e], y = g[e];
+    bad += x.bits != bitsOf(e);
+    bad += y.bits != bitsOf(e ^ 1);
+  }
+#pragma unroll
+  for (int i = 0; i < F::kElems / 2; ++i)
+    bad += f.word(i) != (unsigned(bitsOf(2 * i)) | (unsigned(bitsOf(2 * i + 1)) << 16));
+  if (bad)
+    atomicAdd(errors, bad);
+}
+
+template <class T, int M, int N, int W, bool Packed> void testFragHalves() {
+  DevBuf<int> errors(std::vector<int>{0});
+  kFragHalves<T, M, N, W, Packed><<<1, W * 32>>>(errors.p);
+  CUDA_CHECK(cudaGetLastError());
+  CUDA_CHECK(cudaDeviceSynchronize());
+  const int bad = errors.down()[0];
+  report(std::string("Frag 16-bit halves (") + (Packed ? "packed" : "unpacked") + ") " +
+             std::to_string(M) + "x" + std::to_string(N) + " W=" + std::to_string(W),
+         bad == 0, bad ? std::to_string(bad) + " wrong" : "");
+}
+
+template <class T, int M, int N, int W, bool Packed = metaattn::dev::detail::Is16Bit<T>::value>
 __global__ void kLoadFrag(TensorRef<2> src, TensorRef<2> dst) {
   extern __shared__ __align__(1024) unsigned char smem[];
   SmemTile<T, M, N> tile(smem);
   const long long o[2] = {0, 0};
   block::loadTile<W * 32>(tile, src, o, 0, 1);
   block::barrier();
-  Frag<T, M, N, W> f;
+  Frag<T, M, N, W, Packed> f;
   warp::loadFrag(f, tile);
   block::storeFrag<W * 32, T>(dst, o, 0, 1, f);
 }
 
-template <class T, int M, int N, int W> void testLoadFrag() {
+template <class T, int M, int N, int W, bool Packed = metaattn::dev::detail::Is16Bit<T>::value>
+void testLoadFrag() {
   using H = HostElem<T>;
   std::vector<uint16_t> host(M * N);
   for (int i = 0; i < M * N; ++i)
     host[i] = H::from((float)(i % 509) - 200.f);
   DevBuf<uint16_t> src(host), dst(M * N);
-  kLoadFrag<T, M, N, W><<<1, W * 32, SmemTile<T, M, N>::kBytes>>>(
+  kLoadFrag<T, M, N, W, Packed><<<1, W * 32, SmemTile<T, M, N>::kBytes>>>(
       makeRef<2>(src.p, {M, N}, {N, 1}), makeRef<2>(dst.p, {M, N}, {N, 1}));
   CUDA_CHECK(cudaGetLastError());
   CUDA_CHECK(cudaDeviceSynchronize());
@@ -436,7 +478,7 @@ template <class T, int M, int N, int W> void testLoadFrag() {
   for (int i = 0; i < M * N; ++i)
     bad += got[i] != host[i];
   report("loadFrag (ldmatrix) " + std::to_string(M) + "x" + std::to_string(N) +
-             " W=" + std::to_string(W),
+             " W=" + std::to_string(W) + (Packed ? "" : " unpacked"),
          bad == 0, bad ? std::to_string(bad) + " wrong" : "");
 }
 
@@ -976,6 +1018,10 @@ int main(int argc, char** argv) {
   testLoadFrag<bf16, 64, 64, 4>();
   testLoadFrag<bf16, 64, 40, 2>();
   testLoadFrag<fp16, 32, 24, 1>();
+  testLoadFrag<bf16, 64, 64, 4, false>();
+  testFragHalves<bf16, 64, 64, 4, true>();
+  testFragHalves<bf16, 64, 64, 4, false>();
+  testFragHalves<fp16, 128, 40, 8, true>();
 
   testGemm<0, true, bf16, 64, 48, 48, 4>();
   testGemm<0, false, bf16, 64, 72, 64, 2>();
