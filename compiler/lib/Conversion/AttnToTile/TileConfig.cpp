@@ -90,8 +90,8 @@ TileConfig metaattn::chooseTileConfig(int64_t headDim, int64_t valueDim, int64_t
     // Mask-free kernels with two consumers and head dims <= 128: 192-wide kv tiles where the
     // fragments fit (D128: 3-7% faster; causal D128 measured -3..+0.5%, so masked kernels keep
     // 128; benchmarks/results/configs_d128_blockn192_h200_2026-12-04b.txt).
-    // Not with the gemm overlap: there 128 beats 192 at S <= 2k (D128: 1.12-1.14x at S = 512
-    // and 1k) and loses at S >= 8k (0.89-0.96x); configs_packed_frag_overlap_h200_2026-12-04e.
+    // Not with the gemm overlap: there 128 against 192 runs 1.14/1.13/1.02/0.99/0.96/0.89x at
+    // S = 512/1k/2k/4k/8k/16k (D128; configs_packed_frag_overlap_h200_2026-12-04e).
     if (!masked && schedule.warpSpecialize && !schedule.gemmOverlap && !threeConsumers &&
         maxDim <= 128 && fragmentRegisters(192) <= 240 - kSpareRegisters)
       config.blockN = 192;

@@ -57,7 +57,8 @@ bool isConditionalIssue(Operation &op) {
 }
 
 /// Moves the trailing gemm waits of both branches of `branch` into a new `scf.if` on the
-/// same condition right after it; returns the new `if`.
+/// same condition right after it (the condition is not written in between: both are in the
+/// same block with only the turn's pass between them); returns the new `if`.
 scf::IfOp splitTrailingWaits(scf::IfOp branch, OpBuilder &b) {
   b.setInsertionPointAfter(branch);
   auto waits = b.create<scf::IfOp>(branch.getLoc(), branch.getCondition(),
@@ -111,10 +112,10 @@ void wrapSections(Block &block, OpBuilder &b) {
         issueOnly = false; // a joined conditional issue: its waits follow the turn already
       }
     }
-    Operation *after = last;
+    // A joined conditional issue that ends the run: its waits follow the pass.
     if (auto branch = dyn_cast<scf::IfOp>(last))
       splitTrailingWaits(branch, b);
-    b.setInsertionPointAfter(after);
+    b.setInsertionPointAfter(last);
     auto pass = b.create<WarpgroupTurnOp>(last->getLoc(), "pass");
     if (issueOnly)
       issueAsyncThenWait(gemms, pass);
