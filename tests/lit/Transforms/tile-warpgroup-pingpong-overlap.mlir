@@ -1,5 +1,6 @@
 // RUN: metaattn-opt %s --metaattn-lower="pingpong=1 block-m=128 warps=8" | FileCheck %s
 // RUN: metaattn-run %s --device=cpu --pingpong --block-m=128 --warps=8 --batch=1 --seq-q=130 --seq-kv=300 | FileCheck %s --check-prefix=RAN
+// RUN: metaattn-run %s --device=cpu --pingpong --batch=1 --seq-q=300 --seq-kv=130 | FileCheck %s --check-prefix=RAN
 
 // Ping-pong over the overlapped schedule (tile-gemm-overlap, then tile-warpgroup-pingpong):
 // one turn issues both of a warpgroup's gemms of an iteration, the score gemm of tile j and,
@@ -7,6 +8,7 @@
 // warpgroup's two gemms queue behind them while this one runs its softmax. The waits that
 // tile-gemm-overlap put in the conditional's branches follow the turn, on the same
 // condition.
+// CHECK-LABEL: tile.kernel @mha
 // CHECK: } consumer {
 // CHECK-NEXT: tile.warpgroup_turn "start"
 // CHECK: scf.for
@@ -28,7 +30,10 @@
 // CHECK-NEXT: tile.gemm {{.*}} {async, tile.wgmma}
 // CHECK-NEXT: tile.warpgroup_turn "pass"
 // CHECK: tile.warpgroup_turn "finish"
+// Also with a causal mask and GQA (the guard around a kv tile's gemms, the owed output gemm
+// of a skipped tile): the executor checks both against the oracle, at both length orders.
 // RAN: PASS mha
+// RAN: PASS causal_d128
 func.func @mha(%q: tensor<?x?x2x64xbf16>, %k: tensor<?x?x2x64xbf16>, %v: tensor<?x?x2x64xbf16>) -> (tensor<?x?x2x64xbf16>, tensor<?x2x?xf32>) {
   %o, %l = attn.attention %q, %k, %v
     score {
@@ -49,5 +54,29 @@ func.func @mha(%q: tensor<?x?x2x64xbf16>, %k: tensor<?x?x2x64xbf16>, %v: tensor<
       attn.normalize %w, %z : f32, f32
     } : tensor<?x?x2x64xbf16>, tensor<?x?x2x64xbf16>, tensor<?x?x2x64xbf16> -> tensor<?x?x2x64xbf16>, tensor<?x2x?xf32>
   return %o, %l : tensor<?x?x2x64xbf16>, tensor<?x2x?xf32>
+}
+
+func.func @causal_d128(%q: tensor<?x?x2x128xbf16>, %k: tensor<?x?x1x128xbf16>, %v: tensor<?x?x1x128xbf16>) -> (tensor<?x?x2x128xbf16>, tensor<?x2x?xf32>) {
+  %o, %l = attn.attention %q, %k, %v
+    score {
+    ^bb0(%s: f32, %b: index, %h: index, %qi: index, %ki: index, %sq: index, %skv: index):
+      %c = arith.constant 8.838834765e-02 : f32
+      %r = arith.mulf %s, %c : f32
+      attn.yield %r : f32
+    } mask {
+    ^bb0(%b: index, %h: index, %qi: index, %ki: index, %sq: index, %skv: index):
+      %off = arith.subi %skv, %sq : index
+      %lim = arith.addi %qi, %off : index
+      %m = arith.cmpi sle, %ki, %lim : index
+      attn.yield %m : i1
+    } normalizer {
+    ^bb0(%s: f32, %b: index, %h: index, %qi: index, %ki: index, %sq: index, %skv: index):
+      %mx = attn.row_reduce max %s : f32
+      %d = arith.subf %s, %mx : f32
+      %w = math.exp %d : f32
+      %z = attn.row_reduce sum %w : f32
+      attn.normalize %w, %z : f32, f32
+    } : tensor<?x?x2x128xbf16>, tensor<?x?x1x128xbf16>, tensor<?x?x1x128xbf16> -> tensor<?x?x2x128xbf16>, tensor<?x2x?xf32>
+  return %o, %l : tensor<?x?x2x128xbf16>, tensor<?x2x?xf32>
 }
 
