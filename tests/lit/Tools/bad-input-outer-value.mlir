@@ -1,7 +1,8 @@
-// The regions of attn ops are isolated from above: a score function that reads a value
-// defined outside its region is a verifier error that names the op.
+// The regions of attn ops are isolated from above and parsed as their own name scopes: a
+// score function that reads a value defined outside its region is an error at the use. (IR
+// built through the C++ API is checked by the IsolatedFromAbove verifier instead.)
 // RUN: not metaattn-opt %s 2>&1 | FileCheck %s
-// CHECK: error: 'arith.mulf' op using value defined outside the region
+// CHECK: bad-input-outer-value.mlir:[[# @LINE + 6]]:27: error: use of undeclared SSA value name
 func.func @outer(%q: tensor<?x?x2x64xbf16>, %k: tensor<?x?x2x64xbf16>, %v: tensor<?x?x2x64xbf16>) -> tensor<?x?x2x64xbf16> {
   %two = arith.constant 2.0 : f32
   %o = attn.attention %q, %k, %v

@@ -2,8 +2,12 @@
 // argument of a region it has already freed (the first op forward-references %arg4, the
 // attention's score region defines %arg4, then the mask region ends the file): the tools
 // print the diagnostic and exit with 1 instead of aborting in the teardown (`not` fails on a
-// crash). Found by fuzzing the variant files.
+// crash). Found by fuzzing the variant files. The attn ops now parse each region as its own
+// name scope (custom<IsolatedRegion>), so the region's %arg4 never resolves the outer
+// reference: also through MlirOptMain's own parsing (--split-input-file), which the tools'
+// early exit did not cover (1 abort in 6 runs before).
 // RUN: not metaattn-opt %s 2>&1 | FileCheck %s
+// RUN: not metaattn-opt %s --split-input-file 2>&1 | FileCheck %s
 // RUN: not metaattn-opt %s -o %t.out 2>&1 | FileCheck %s
 // RUN: not metaattn-run %s --device=cpu 2>&1 | FileCheck %s
 // CHECK: error: expected operation name in quotes

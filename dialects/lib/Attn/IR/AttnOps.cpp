@@ -377,5 +377,25 @@ LogicalResult RowReduceOp::verify() {
   return success();
 }
 
+//===----------------------------------------------------------------------===//
+// Region syntax
+//===----------------------------------------------------------------------===//
+
+/// `custom<IsolatedRegion>($r)`: a region of an attn op, printed as the declarative format
+/// prints a region and parsed as its own name scope. The ops are IsolatedFromAbove, but
+/// MLIR's generated parsers parse a region in its parent's scope: a block argument
+/// there could resolve an earlier forward reference of the same name outside (`%0 = arith.mulf
+/// %arg4, ...` before a score region that names `%arg4`), and when a later part of the op
+/// failed to parse, the generated parser freed the region with that op still using its
+/// argument — the teardown then wrote into freed memory. In its own scope, a region's names
+/// never reach out.
+static ParseResult parseIsolatedRegion(OpAsmParser &parser, Region &region) {
+  return parser.parseRegion(region, /*arguments=*/{}, /*enableNameShadowing=*/true);
+}
+
+static void printIsolatedRegion(OpAsmPrinter &printer, Operation *, Region &region) {
+  printer.printRegion(region);
+}
+
 #define GET_OP_CLASSES
 #include "metaattn/Dialect/Attn/IR/AttnOps.cpp.inc"

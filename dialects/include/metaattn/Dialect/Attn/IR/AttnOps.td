@@ -73,7 +73,7 @@ def Attn_AttentionOp : Attn_Op<"attention", [RecursiveMemoryEffects, IsolatedFro
                         SizedRegion<1>:$normalizer);
   let assemblyFormat = [{
     $q `,` $k `,` $v (`inputs` `(` $inputs^ `:` type($inputs) `)`)?
-    `score` $score `mask` $mask `normalizer` $normalizer
+    `score` custom<IsolatedRegion>($score) `mask` custom<IsolatedRegion>($mask) `normalizer` custom<IsolatedRegion>($normalizer)
     attr-dict `:` type($q) `,` type($k) `,` type($v) `->` type($output) (`,` type($lse)^)?
   }];
   let hasVerifier = 1;
@@ -120,9 +120,9 @@ def Attn_OnlineAttentionOp : Attn_Op<"online_attention",
                         SizedRegion<1>:$finalize);
   let assemblyFormat = [{
     $q `,` $k `,` $v (`inputs` `(` $inputs^ `:` type($inputs) `)`)?
-    `score` $score `mask` $mask (`shift` $shift^)? (`shift_init` $shift_init^)?
-    `elementwise` $elementwise
-    `finalize` $finalize
+    `score` custom<IsolatedRegion>($score) `mask` custom<IsolatedRegion>($mask) (`shift` custom<IsolatedRegion>($shift)^)? (`shift_init` custom<IsolatedRegion>($shift_init)^)?
+    `elementwise` custom<IsolatedRegion>($elementwise)
+    `finalize` custom<IsolatedRegion>($finalize)
     attr-dict `:` type($q) `,` type($k) `,` type($v) `->` type($output) (`,` type($lse)^)?
   }];
   let extraClassDeclaration = [{
@@ -163,7 +163,7 @@ def Attn_CombineOp : Attn_Op<"combine",
   let results = (outs AnyRankedTensor:$output);
   let regions = (region SizedRegion<1>:$combiner);
   let assemblyFormat = [{
-    $values (`inputs` `(` $inputs^ `:` type($inputs) `)`)? $combiner
+    $values (`inputs` `(` $inputs^ `:` type($inputs) `)`)? custom<IsolatedRegion>($combiner)
     attr-dict `:` type($values) `->` type($output)
   }];
   let hasVerifier = 1;
@@ -204,7 +204,7 @@ def Attn_RecurrentOp : Attn_Op<"recurrent",
     $q `,` $k `,` $v (`gate` `(` $gate^ `:` type($gate) `)`)?
     (`initial_state` `(` $initial_state^ `:` type($initial_state) `)`)?
     (`inputs` `(` $inputs^ `:` type($inputs) `)`)?
-    (`q_mod` $q_mod^)? (`k_mod` $k_mod^)? (`v_mod` $v_mod^)? (`gate_mod` $gate_mod^)?
+    (`q_mod` custom<IsolatedRegion>($q_mod)^)? (`k_mod` custom<IsolatedRegion>($k_mod)^)? (`v_mod` custom<IsolatedRegion>($v_mod)^)? (`gate_mod` custom<IsolatedRegion>($gate_mod)^)?
     attr-dict `:` type($q) `,` type($k) `,` type($v) `->` type($output)
     (`,` type($final_state)^)?
   }];
