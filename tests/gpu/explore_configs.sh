@@ -4,7 +4,7 @@
 # configuration model: one line per (shape, config) with the TFLOP/s.
 #   BIN=<dir with static metaattn-run> OUT=<dir> [SHAPES="d64 d64c"] [SEQS="1024 4096"] \
 #     [CONFIGS="default|--block-n=64"] bash tests/gpu/explore_configs.sh
-# Shapes: d64 d64c d128 d128c d256 d256c (softmax), sig128c and relu64 (custom variants).
+# Shapes: d64 d64c d128 d128c d256 d256c (softmax), sig128c sig128 relu64 relu128 relu128c (custom variants).
 set -u
 BIN=${BIN:-build-static/bin}
 OUT=${OUT:-/tmp/metaattn-configs}
@@ -16,6 +16,9 @@ python3 benchmarks/softmax_ir.py d64:32:32:64:64:0 d64c:32:32:64:64:1 d128:16:16
 # bias (causal D128) and ReLU (D64), as benchmarks/variant_ir.py writes them.
 python3 benchmarks/variant_ir.py sigmoid sig128c 16 128 128 1 >> "$OUT/cfg.mlir"
 python3 benchmarks/variant_ir.py relu relu64 32 64 64 0 >> "$OUT/cfg.mlir"
+python3 benchmarks/variant_ir.py relu relu128 16 128 128 0 >> "$OUT/cfg.mlir"
+python3 benchmarks/variant_ir.py relu relu128c 16 128 128 1 >> "$OUT/cfg.mlir"
+python3 benchmarks/variant_ir.py sigmoid sig128 16 128 128 0 >> "$OUT/cfg.mlir"
 CONFIGS=${CONFIGS:-"default|--block-n=64|--stages=3|--block-n=64 --stages=3|--block-n=128 --stages=3|--block-m=64"}
 printf "%-6s %-6s %-28s %s\n" shape S config TFLOP/s
 for f in ${SHAPES:-d64 d64c d128 d128c d256 d256c}; do

@@ -4,6 +4,8 @@
 # SASS opcode, the top stall reasons and the tensor pipe's activity.
 #   BIN=<dir with static metaattn-run> OUT=<dir> [SHAPES="d128 d64"] [OPTS="--block-n=128"] \
 #     bash tests/gpu/stalls_softmax.sh
+# MLIR=<file> profiles that file's functions instead (SHAPES then names them), at B=$BATCH
+# (default 1) and S=$SEQ (default 16384).
 set -u
 BIN=${BIN:-build-static/bin}
 OUT=${OUT:-/tmp/metaattn-stalls}
@@ -11,11 +13,12 @@ mkdir -p "$OUT"
 export METAATTN_CACHE_DIR=${METAATTN_CACHE_DIR:-/tmp/metaattn-cache}
 python3 benchmarks/softmax_ir.py d64:32:32:64:64:0 d64c:32:32:64:64:1 d128:16:16:128:128:0 \
   d128c:16:16:128:128:1 d256:8:8:256:256:0 d256c:8:8:256:256:1 > "$OUT/cfg.mlir"
+[ -n "${MLIR:-}" ] && cp "$MLIR" "$OUT/cfg.mlir"
 for f in ${SHAPES:-d128 d64}; do
-  run=("$BIN/metaattn-run" "$OUT/cfg.mlir" --device=gpu --function="$f" --batch=1 --seq-q=16384 \
+  run=("$BIN/metaattn-run" "$OUT/cfg.mlir" --device=gpu --function="$f" --batch="${BATCH:-1}" --seq-q="${SEQ:-16384}" \
        --bench --no-check --iters=2 ${OPTS:-})
   "${run[@]}" > /dev/null 2>&1  # fill the kernel cache
-  rep="$OUT/$f"
+  rep="$OUT/$f${TAG:-}"
   timeout 200 ncu --clock-control none --import-source no --section WarpStateStats \
     --section InstructionStats --section SchedulerStats --section SourceCounters \
     --section ComputeWorkloadAnalysis --launch-skip 1 --launch-count 1 -f -o "$rep" "${run[@]}" \

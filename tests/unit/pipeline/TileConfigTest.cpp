@@ -64,6 +64,21 @@ TEST(TileConfigTest, TheOverlappedScheduleKeepsKvTilesOf128ForNarrowHeads) {
   expectConfig(hopper(256, 256, /*masked=*/true, overlap), {128, 80, 8, 2});
 }
 
+TEST(TileConfigTest, MaskedVariantsWithoutAShiftAreNotOverlapped) {
+  // Causal sigmoid and ReLU ran 0.89-0.97x overlapped on the H200; unmasked ones and softmax
+  // (shifted) gained. Not overlapped, the unmasked D128 kernel may take 192-wide kv tiles.
+  KernelSchedule overlap{/*warpSpecialize=*/true, /*gemmOverlap=*/true};
+  auto config = [&](bool masked, bool shifted) {
+    return chooseTileConfig(128, 128, 2, *TargetDesc::get("sm_90a"), masked, overlap, shifted);
+  };
+  EXPECT_FALSE(config(/*masked=*/true, /*shifted=*/false).gemmOverlap);
+  EXPECT_TRUE(config(/*masked=*/false, /*shifted=*/false).gemmOverlap);
+  EXPECT_TRUE(config(/*masked=*/true, /*shifted=*/true).gemmOverlap);
+  EXPECT_TRUE(config(/*masked=*/false, /*shifted=*/true).gemmOverlap);
+  expectConfig(config(/*masked=*/true, /*shifted=*/false), {128, 128, 8, 2});
+  expectConfig(config(/*masked=*/false, /*shifted=*/false), {128, 128, 8, 2});
+}
+
 TEST(TileConfigTest, TheCpAsyncScheduleKeepsTwoConsumers) {
   KernelSchedule noWs{/*warpSpecialize=*/false, /*gemmOverlap=*/false};
   expectConfig(hopper(64, 64, /*masked=*/false, noWs), {128, 128, 8, 2});

@@ -395,6 +395,8 @@ FailureOr<KernelOp> KernelBuilder::build(StringRef name) {
   auto kernel = b.create<KernelOp>(loc, name, b.getFunctionType(params, {}),
                                    /*arg_attrs=*/nullptr, /*res_attrs=*/nullptr,
                                    b.getDenseI64ArrayAttr(grid), cfg.warps * 32);
+  if (!cfg.gemmOverlap)
+    kernel->setAttr(kNoGemmOverlapAttr, b.getUnitAttr());
   // Names, dimension symbols and outputs for the runtime's launch checks.
   {
     SmallVector<std::pair<std::string, SmallVector<std::string>>> described = {

@@ -25,7 +25,7 @@ static int64_t roundUp(int64_t x, int64_t m) { return (x + m - 1) / m * m; }
 
 TileConfig metaattn::chooseTileConfig(int64_t headDim, int64_t valueDim, int64_t elementBytes,
                                       const TargetDesc &target, bool masked,
-                                      KernelSchedule schedule) {
+                                      KernelSchedule schedule, bool shifted) {
   TileConfig config;
   config.paddedDim = roundUp(headDim, 16);
   config.paddedValueDim = roundUp(valueDim, 16);
@@ -85,6 +85,13 @@ TileConfig metaattn::chooseTileConfig(int64_t headDim, int64_t valueDim, int64_t
     // with warp specialisation. tile-gemm-overlap leaves such kernels as they are.
     bool threeConsumers = schedule.warpSpecialize && config.blockN == 128 &&
                           fragmentRegisters(config.blockN) <= 160 - kSpareRegisters;
+    // The gemm overlap hides a softmax's chain (row max, exp, row sum, rescale) behind the
+    // P·V gemm. Masked variants without that shift lose with it on the H200 (D128 causal,
+    // S = 1k..16k: sigmoid with a per-head bias 0.89-0.95x, ReLU 0.96-0.97x the plain
+    // schedule), while unmasked they gain (sigmoid 1.12-1.22x, ReLU 1.01-1.08x) and causal
+    // softmax gains 1.01-1.07x
+    // (benchmarks/results/configs_overlap_shift_free_h200_2026-12-04f.txt).
+    config.gemmOverlap = shifted || !masked;
     config.blockM = threeConsumers ? 192 : 128;
     config.warps = threeConsumers ? 12 : 8;
     // Mask-free kernels with two consumers and head dims <= 128: 192-wide kv tiles where the
@@ -92,8 +99,9 @@ TileConfig metaattn::chooseTileConfig(int64_t headDim, int64_t valueDim, int64_t
     // 128; benchmarks/results/configs_d128_blockn192_h200_2026-12-04b.txt).
     // Not with the gemm overlap: there 128 against 192 runs 1.14/1.13/1.02/0.99/0.96/0.89x at
     // S = 512/1k/2k/4k/8k/16k (D128; configs_packed_frag_overlap_h200_2026-12-04e).
-    if (!masked && schedule.warpSpecialize && !schedule.gemmOverlap && !threeConsumers &&
-        maxDim <= 128 && fragmentRegisters(192) <= 240 - kSpareRegisters)
+    bool overlapped = schedule.gemmOverlap && config.gemmOverlap;
+    if (!masked && schedule.warpSpecialize && !overlapped && !threeConsumers && maxDim <= 128 &&
+        fragmentRegisters(192) <= 240 - kSpareRegisters)
       config.blockN = 192;
     while (config.stages > 1 &&
            config.sharedBytes(elementBytes) + kAlignmentAndBarriers > target.sharedBytesPerBlock)

@@ -435,6 +435,13 @@ struct TileGemmOverlapPass : public metaattn::tile::impl::TileGemmOverlapBase<Ti
   void runOnOperation() override {
     SmallVector<scf::ForOp> loops;
     getOperation().walk([&](WarpSpecializeOp ws) {
+      // The tile model's choice (TileConfig::gemmOverlap): a masked variant without a
+      // running-max shift, which runs slower overlapped.
+      if (ws->getParentOfType<KernelOp>()->hasAttr(kNoGemmOverlapAttr)) {
+        if (verbose)
+          ws.emitRemark() << "gemms not overlapped: the kernel is marked " << kNoGemmOverlapAttr;
+        return;
+      }
       // Three consumer warpgroups (192-row blocks, D64) already keep the tensor cores busy
       // with the others' gemms; overlapped they measured 0.98x-1.0x, causal 0.78x at S = 1k
       // (H200, benchmarks/results/configs_packed_frag_overlap_h200_2026-12-04e.txt).

@@ -32,6 +32,9 @@ struct TileConfig {
   /// the row maximum of them and apply c where the maximum and the scores are used, so that
   /// exp(c·s − c·m) is one fma per element (no pass scaling the scores).
   bool foldScoreScale = true;
+  /// Whether tile-gemm-overlap, when it runs, should overlap this kernel's gemms (false:
+  /// the kernel gets tile.no_gemm_overlap).
+  bool gemmOverlap = true;
   int64_t sharedBytes(int64_t elementBytes) const;
 };
 
@@ -47,9 +50,11 @@ struct KernelSchedule {
 /// tile whose shared-memory footprint (Q, plus `stages` copies of K and V) fits, and a
 /// register estimate (output accumulator + score tile per thread) under the target's limit.
 /// `masked`: the attention has a mask other than `true` (its kv tiles are not all full).
+/// `shifted`: its weights are shifted by a running row maximum (softmax-like); false for
+/// normaliser-free variants (sigmoid, ReLU).
 TileConfig chooseTileConfig(int64_t headDim, int64_t valueDim, int64_t elementBytes,
                             const TargetDesc &target, bool masked = true,
-                            KernelSchedule schedule = {});
+                            KernelSchedule schedule = {}, bool shifted = true);
 
 /// Builds the tile.kernel for one online attention (used by convert-attn-to-tile).
 mlir::FailureOr<tile::KernelOp> buildAttentionKernel(mlir::OpBuilder &builder,

@@ -46,6 +46,10 @@ constexpr llvm::StringLiteral kWgmmaAttr = "tile.wgmma";
 /// 240 registers) would leave room for one.
 constexpr llvm::StringLiteral kNoWarpSpecializeAttr = "tile.no_warp_specialize";
 
+/// Unit attribute of a tile.kernel whose kv loop tile-gemm-overlap leaves alone (set by
+/// convert-attn-to-tile where the tile model says the overlap loses; TileConfig::gemmOverlap).
+constexpr llvm::StringLiteral kNoGemmOverlapAttr = "tile.no_gemm_overlap";
+
 /// i64 attribute of a tile.kernel: the blocks per multiprocessor its register use must allow
 /// (the CUDA emitter's second __launch_bounds__ argument).
 constexpr llvm::StringLiteral kMinBlocksPerSmAttr = "tile.min_blocks_per_sm";
