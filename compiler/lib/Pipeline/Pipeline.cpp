@@ -66,6 +66,7 @@ void metaattn::buildAttnToTilePipeline(OpPassManager &pm, const PipelineOptions 
   if (options.warpSpecialize && options.groupGuards)
     kernels.addPass(tile::createTileGroupGuards());
   kernels.addPass(tile::createTilePipelineExpand());
+  kernels.addPass(tile::createTileHoistInvariantReads());
   kernels.addPass(createCanonicalizerPass());
   kernels.addPass(createCSEPass());
 }

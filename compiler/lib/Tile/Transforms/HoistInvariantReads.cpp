@@ -1,0 +1,82 @@
+//===- HoistInvariantReads.cpp - tile-hoist-invariant-reads -------------------===//
+//
+// Reads of kernel inputs whose indices do not change inside a loop, branch or tile.parallel
+// are moved in front of it: a score function's per-head parameter is then loaded once per
+// block rather than once per element of every kv tile (the emitted CUDA reloaded it after
+// each wgmma, whose asm statements clobber memory).
+//
+//===----------------------------------------------------------------------===//
+
+#include "metaattn/Dialect/Tile/Transforms/Passes.h"
+
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+#include <map>
+
+namespace metaattn::tile {
+#define GEN_PASS_DEF_TILEHOISTINVARIANTREADS
+#include "metaattn/Dialect/Tile/Transforms/Passes.h.inc"
+} // namespace metaattn::tile
+
+using namespace mlir;
+using namespace metaattn::tile;
+
+namespace {
+
+/// Whether `value` is defined outside `op` (so the same for every iteration or branch of it).
+bool definedOutside(Value value, Operation *op) {
+  return !op->isAncestor(value.getParentRegion()->getParentOp());
+}
+
+/// The outermost op among the loops, branches and tile.parallels enclosing `read` (up to the
+/// first other op) that none of its indices is defined in; null when there is none.
+Operation *hoistTarget(ReadOp read) {
+  Operation *target = nullptr;
+  for (Operation *parent = read->getParentOp();
+       parent && isa<scf::ForOp, scf::IfOp, ParallelOp>(parent); parent = parent->getParentOp()) {
+    if (!llvm::all_of(read.getIndices(), [&](Value v) { return definedOutside(v, parent); }))
+      break;
+    target = parent;
+  }
+  return target;
+}
+
+struct TileHoistInvariantReadsPass
+    : public metaattn::tile::impl::TileHoistInvariantReadsBase<TileHoistInvariantReadsPass> {
+  void runOnOperation() override {
+    KernelOp kernel = getOperation();
+    llvm::SmallDenseSet<Value> outputs;
+    if (auto attr = kernel->getAttrOfType<DenseI64ArrayAttr>("tile.outputs"))
+      for (int64_t index : attr.asArrayRef())
+        if (index >= 0 && index < int64_t(kernel.getBody().getNumArguments()))
+          outputs.insert(kernel.getBody().getArgument(index));
+    // Without the list, any argument may be written: leave every read where it is.
+    if (!kernel->hasAttr("tile.outputs"))
+      return;
+
+    SmallVector<ReadOp> reads;
+    kernel.walk([&](ReadOp read) {
+      if (!outputs.contains(read.getTensor()))
+        reads.push_back(read);
+    });
+    // Reads moved in front of the same op, by tensor and indices: the first is kept.
+    std::map<std::pair<Operation *, std::vector<const void *>>, ReadOp> hoisted;
+    for (ReadOp read : reads) {
+      Operation *target = hoistTarget(read);
+      if (!target)
+        continue;
+      std::vector<const void *> key = {read.getTensor().getAsOpaquePointer()};
+      for (Value index : read.getIndices())
+        key.push_back(index.getAsOpaquePointer());
+      auto [it, inserted] = hoisted.try_emplace({target, key}, read);
+      if (!inserted && it->second.getType() == read.getType()) {
+        read.replaceAllUsesWith(it->second.getResult());
+        read.erase();
+        continue;
+      }
+      read->moveBefore(target);
+    }
+  }
+};
+
+} // namespace

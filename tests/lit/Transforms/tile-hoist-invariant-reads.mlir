@@ -1,0 +1,65 @@
+// RUN: metaattn-opt %s -split-input-file -tile-hoist-invariant-reads | FileCheck %s
+// RUN: metaattn-opt %s -split-input-file -tile-hoist-invariant-reads | metaattn-opt -split-input-file | FileCheck %s
+
+// A per-head bias read in every element of every kv tile (twice, in both branches of a mask
+// test) moves in front of the kv loop as one read; a read indexed by the loop variable moves
+// only out of the tile.parallel; a read indexed by an element stays; the output is never
+// read early.
+// CHECK-LABEL: tile.kernel @bias
+// CHECK: %[[H:.*]] = tile.block_id 1
+// CHECK: %[[B:.*]] = tile.read %arg1[%[[H]]]
+// CHECK-NEXT: scf.for %[[J:[^ ]*]] =
+// CHECK-NOT: tile.read %arg1
+// CHECK-NEXT: %[[G:.*]] = tile.read %arg2[%[[J]]]
+// CHECK-NEXT: tile.parallel (%[[I:.*]], %{{.*}}) in [64, 64]
+// CHECK: arith.addf %{{.*}}, %[[B]]
+// CHECK: arith.addf %{{.*}}, %[[B]]
+// CHECK: tile.read %arg2[%[[I]]]
+// CHECK: tile.read %arg3[%[[H]]]
+// CHECK: arith.mulf %{{.*}}, %[[G]]
+tile.kernel @bias(%s: !tile.tensor<64x64xf32>, %bias: !tile.tensor<?xf32>, %g: !tile.tensor<?xf32>, %o: !tile.tensor<?xf32>) attributes {grid = array<i64: -1, 0, 1, -1, 0, 1, -1, 0, 1>, threads = 128 : i64, tile.outputs = array<i64: 3>} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %h = tile.block_id 1
+  %full = arith.cmpi eq, %h, %c0 : index
+  %f = tile.alloc {layout = #tile.layout<"mma", warps = 4>} : memref<64x64xf32, #tile.space<fragment>>
+  scf.for %j = %c0 to %c4 step %c1 {
+    tile.parallel (%i, %k) in [64, 64] {
+      %x = memref.load %f[%i, %k] : memref<64x64xf32, #tile.space<fragment>>
+      %y = scf.if %full -> (f32) {
+        %b = tile.read %bias[%h] : <?xf32> -> f32
+        %z = arith.addf %x, %b : f32
+        scf.yield %z : f32
+      } else {
+        %b = tile.read %bias[%h] : <?xf32> -> f32
+        %z = arith.addf %x, %b : f32
+        scf.yield %z : f32
+      }
+      %gi = tile.read %g[%i] : <?xf32> -> f32
+      %oh = tile.read %o[%h] : <?xf32> -> f32
+      %gj = tile.read %g[%j] : <?xf32> -> f32
+      %w = arith.mulf %y, %gj : f32
+      %w2 = arith.addf %w, %gi : f32
+      %w3 = arith.addf %w2, %oh : f32
+      memref.store %w3, %f[%i, %k] : memref<64x64xf32, #tile.space<fragment>>
+    }
+  }
+  tile.return
+}
+
+// -----
+
+// Without tile.outputs any argument may be written: nothing moves.
+// CHECK-LABEL: tile.kernel @unknown_outputs
+// CHECK: scf.for
+// CHECK-NEXT: tile.read
+tile.kernel @unknown_outputs(%bias: !tile.tensor<?xf32>) attributes {grid = array<i64: -1, 0, 1, -1, 0, 1, -1, 0, 1>, threads = 128 : i64} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  scf.for %j = %c0 to %c4 step %c1 {
+    %b = tile.read %bias[%c0] : <?xf32> -> f32
+  }
+  tile.return
+}
