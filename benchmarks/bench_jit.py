@@ -4,7 +4,8 @@
 For each kernel (softmax D64 and D128 causal from softmax_ir.py; softcap and ALiBi from
 frontend/variants/), metaattn-run runs twice on the GPU in separate processes with the same,
 initially empty, METAATTN_CACHE_DIR:
-  cold:   first process, B1 S64  -> NVRTC compile, cache written;
+  cold:   first process, B1 S64  -> NVRTC compile, cache written (with CUDA_CACHE_DISABLE=1,
+          so that NVRTC's own cache in the driver's compute cache cannot serve it);
   cached: second process, B2 S1000 (another length) -> the kernel should come from the disk
           cache, which also shows that one compile serves every length.
 metaattn-run prints, per compiled kernel,
@@ -126,8 +127,14 @@ def main(argv=None):
         for label, path, function in kernels(work):
             cache = tempfile.mkdtemp(prefix="cache-", dir=work)   # fresh and empty per kernel
             env = dict(os.environ, METAATTN_CACHE_DIR=cache)
+            # NVRTC (12.9+) keeps its own cache of PTX and cubins in the CUDA driver's compute
+            # cache (~/.nv/ComputeCache): without CUDA_CACHE_DISABLE a kernel compiled by any
+            # earlier process on the machine comes back from it (a second bench_jit run on the
+            # H200 measured 170-270 ms "cold" against 1.0-1.3 s on the first).
+            cold_env = dict(env, CUDA_CACHE_DISABLE="1")
             for phase, batch, seq in (("cold", 1, 64), ("cached", 2, 1000)):
-                r = measure(args.runner, label, path, function, phase, batch, seq, env)
+                r = measure(args.runner, label, path, function, phase, batch, seq,
+                            cold_env if phase == "cold" else env)
                 rows.append(r)
                 print(f"  {label} {phase}: {r['source']}, jit {fmt(r['jit_total_ms'], '.1f')} ms"
                       f", process {r['wall_ms']:.0f} ms" + (f" ({r['note']})" if r["note"] else ""),
