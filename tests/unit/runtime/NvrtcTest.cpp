@@ -182,6 +182,31 @@ TEST(NvrtcTest, EmbeddedDeviceHeadersCompile) {
   }
 }
 
+// SmemTile's column-block layout is the 128-byte swizzle that wgmma and TMA read (a
+// compile-time check kept out of the header, where every kernel's compile paid for it).
+TEST(NvrtcTest, SmemTileLayoutIsTheWgmmaSwizzle) {
+  SKIP_WITHOUT_NVRTC();
+  const char *source = R"cuda(
+#include "metaattn/warpgroup.cuh"
+using namespace metaattn::dev;
+static_assert(wg_detail::matchesSwizzle128<SmemTile<bf16, 64, 128>>() &&
+                  wg_detail::matchesSwizzle128<SmemTile<fp16, 16, 64>>() &&
+                  wg_detail::matchesSwizzle128<SmemTile<bf16, 32, 256>>() &&
+                  wg_detail::matchesSwizzle128<SmemTile<bf16, 128, 64>>(),
+              "SmemTile's column-block layout is not the 128-byte swizzle wgmma reads");
+// A tile stored row-major is not: the check can fail.
+struct RowMajor {
+  using Elem = bf16;
+  static constexpr int kRows = 8, kCols = 64;
+  static constexpr int offset(int r, int c) { return r * 64 + c; }
+};
+static_assert(!wg_detail::matchesSwizzle128<RowMajor>(), "the swizzle check accepts anything");
+extern "C" __global__ void probe() {}
+)cuda";
+  StatusOr<CompiledKernel> kernel = compileCuda(source, "swizzle.cu", CompileOptions());
+  ASSERT_TRUE(kernel.ok()) << kernel.message();
+}
+
 // The device library's exp is ex2.approx.ftz as kernels are compiled, and repeated
 // evaluations of one value merge: a factor per row computed once for the row's elements.
 TEST(NvrtcTest, ExpIsOneFlushingEx2PerDistinctValue) {
