@@ -69,7 +69,8 @@ TEST(TileConfigTest, MaskedVariantsWithoutAShiftAreNotOverlapped) {
   // (shifted) gained. Not overlapped, the unmasked D128 kernel may take 192-wide kv tiles.
   KernelSchedule overlap{/*warpSpecialize=*/true, /*gemmOverlap=*/true};
   auto config = [&](bool masked, bool shifted) {
-    return chooseTileConfig(128, 128, 2, *TargetDesc::get("sm_90a"), masked, overlap, shifted);
+    return chooseTileConfig(128, 128, 2, *TargetDesc::get("sm_90a"), masked, overlap,
+                            VariantTraits{/*shifted=*/shifted});
   };
   EXPECT_FALSE(config(/*masked=*/true, /*shifted=*/false).gemmOverlap);
   EXPECT_TRUE(config(/*masked=*/false, /*shifted=*/false).gemmOverlap);
@@ -77,6 +78,18 @@ TEST(TileConfigTest, MaskedVariantsWithoutAShiftAreNotOverlapped) {
   EXPECT_TRUE(config(/*masked=*/false, /*shifted=*/true).gemmOverlap);
   expectConfig(config(/*masked=*/true, /*shifted=*/false), {128, 128, 8, 2});
   expectConfig(config(/*masked=*/false, /*shifted=*/false), {128, 128, 8, 2});
+}
+
+TEST(TileConfigTest, KvIndexedInputsKeepTwoConsumers) {
+  // A document id or block map read per element spilled 60-764 B per thread at D64 with three
+  // consumer warpgroups (160 registers each); two have 240.
+  KernelSchedule overlap{/*warpSpecialize=*/true, /*gemmOverlap=*/true};
+  auto config = [&](bool kvInputs) {
+    return chooseTileConfig(64, 64, 2, *TargetDesc::get("sm_90a"), /*masked=*/true, overlap,
+                            VariantTraits{/*shifted=*/true, kvInputs});
+  };
+  expectConfig(config(/*kvInputs=*/false), {192, 128, 12, 2});
+  expectConfig(config(/*kvInputs=*/true), {128, 128, 8, 2});
 }
 
 TEST(TileConfigTest, TheCpAsyncScheduleKeepsTwoConsumers) {

@@ -90,6 +90,19 @@ static bool maskIsTrue(Region &mask) {
   return matchPattern(yield->getOperand(0), m_One());
 }
 
+/// The variant's traits for the tile model (chooseTileConfig).
+static VariantTraits traits(attn::OnlineAttentionOp op) {
+  VariantTraits t;
+  t.shifted = !op.getShift().empty();
+  for (Attribute attr : op.getInputDims()) {
+    std::string error;
+    auto dims = attn::parseInputDims(cast<StringAttr>(attr).getValue(), error);
+    if (dims && llvm::any_of(*dims, [](attn::InputAxis a) { return a.dim == attn::InputDim::KV; }))
+      t.kvInputs = true;
+  }
+  return t;
+}
+
 struct ConvertAttnToTilePass : public metaattn::impl::ConvertAttnToTileBase<ConvertAttnToTilePass> {
   using Base::Base;
 
@@ -104,8 +117,7 @@ struct ConvertAttnToTilePass : public metaattn::impl::ConvertAttnToTileBase<Conv
       auto vt = cast<RankedTensorType>(attention.getV().getType());
       config = chooseTileConfig(qt.getDimSize(3), vt.getDimSize(3), qt.getElementTypeBitWidth() / 8,
                                 target, !maskIsTrue(attention.getMask()),
-                                KernelSchedule{warpSpecialize, gemmOverlap},
-                                /*shifted=*/!attention.getShift().empty());
+                                KernelSchedule{warpSpecialize, gemmOverlap}, traits(attention));
     }
     // Tile sizes: the pass options, else the op's attn.tile_config (a tuning file's), else the
     // model's.

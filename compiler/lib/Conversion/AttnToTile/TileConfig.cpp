@@ -25,7 +25,7 @@ static int64_t roundUp(int64_t x, int64_t m) { return (x + m - 1) / m * m; }
 
 TileConfig metaattn::chooseTileConfig(int64_t headDim, int64_t valueDim, int64_t elementBytes,
                                       const TargetDesc &target, bool masked,
-                                      KernelSchedule schedule, bool shifted) {
+                                      KernelSchedule schedule, VariantTraits traits) {
   TileConfig config;
   config.paddedDim = roundUp(headDim, 16);
   config.paddedValueDim = roundUp(valueDim, 16);
@@ -83,7 +83,11 @@ TileConfig metaattn::chooseTileConfig(int64_t headDim, int64_t valueDim, int64_t
     // benchmarks/results/configs_d64_blockm192_h200_2026-12-04b.txt) D64 runs 17-21% faster,
     // causal 8-20% (S = 512: +4%, causal -8%: fewer, partly empty blocks); only measured
     // with warp specialisation. tile-gemm-overlap leaves such kernels as they are.
-    bool threeConsumers = schedule.warpSpecialize && config.blockN == 128 &&
+    // Not for variants reading a kv-indexed input per element: at D64 their kernels spilled
+    // 60-764 B with three consumers (document mask, block-sparse, relative bias, RetNet's
+    // parallel form; 0-192 B with two; ptxas via `metaattn-run --resource-report`). Not yet
+    // timed on the GPU.
+    bool threeConsumers = schedule.warpSpecialize && config.blockN == 128 && !traits.kvInputs &&
                           fragmentRegisters(config.blockN) <= 160 - kSpareRegisters;
     // The gemm overlap hides a softmax's chain (row max, exp, row sum, rescale) behind the
     // P·V gemm. Masked variants without that shift lose with it on the H200 (D128 causal,
@@ -91,7 +95,7 @@ TileConfig metaattn::chooseTileConfig(int64_t headDim, int64_t valueDim, int64_t
     // schedule), while unmasked they gain (sigmoid 1.12-1.22x, ReLU 1.01-1.08x) and causal
     // softmax gains 1.01-1.07x
     // (benchmarks/results/configs_overlap_shift_free_h200_2026-12-04f.txt).
-    config.gemmOverlap = shifted || !masked;
+    config.gemmOverlap = traits.shifted || !masked;
     config.blockM = threeConsumers ? 192 : 128;
     config.warps = threeConsumers ? 12 : 8;
     // Mask-free kernels with two consumers and head dims <= 128: 192-wide kv tiles where the

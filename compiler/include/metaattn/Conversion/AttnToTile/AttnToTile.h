@@ -46,15 +46,23 @@ struct KernelSchedule {
   bool gemmOverlap = false;
 };
 
+/// What the tile model needs of a variant beyond its head dims and its mask.
+struct VariantTraits {
+  /// Its weights are shifted by a running row maximum (softmax-like); false for
+  /// normaliser-free variants (sigmoid, ReLU).
+  bool shifted = true;
+  /// Its score or mask reads a custom input that varies along the kv axis (per element or per
+  /// kv block: a document id, a block map, a bias matrix).
+  bool kvInputs = false;
+};
+
 /// Chooses tile sizes from the head dims, the element size and the target: the largest kv
 /// tile whose shared-memory footprint (Q, plus `stages` copies of K and V) fits, and a
 /// register estimate (output accumulator + score tile per thread) under the target's limit.
 /// `masked`: the attention has a mask other than `true` (its kv tiles are not all full).
-/// `shifted`: its weights are shifted by a running row maximum (softmax-like); false for
-/// normaliser-free variants (sigmoid, ReLU).
 TileConfig chooseTileConfig(int64_t headDim, int64_t valueDim, int64_t elementBytes,
                             const TargetDesc &target, bool masked = true,
-                            KernelSchedule schedule = {}, bool shifted = true);
+                            KernelSchedule schedule = {}, VariantTraits traits = {});
 
 /// Builds the tile.kernel for one online attention (used by convert-attn-to-tile).
 mlir::FailureOr<tile::KernelOp> buildAttentionKernel(mlir::OpBuilder &builder,
