@@ -146,3 +146,22 @@ TEST(RecurrentConfigTest, RequestedSizesWinAndStagesFollow) {
 }
 
 } // namespace
+
+// GLA at Dk = 200 on sm_80: the output kernel's f32 gates of a 64-token chunk (64 KB at the
+// padded Dk 256) left no room under 99 KB; the model halves the chunk and its warps until both
+// kernels fit, and the defaults elsewhere keep 64 tokens.
+namespace {
+TEST(RecurrentConfigTest, VectorGatesWithWideKeysHalveTheChunkToFit) {
+  TargetDesc ampere = target("sm_80");
+  RecurrentTileConfig cfg = chooseRecurrentConfig(200, 136, attn::GateKind::vector, 2, ampere);
+  EXPECT_LT(cfg.chunk, 64);
+  EXPECT_EQ(cfg.chunk, 16 * cfg.warps);
+  expectFits(cfg, attn::GateKind::vector, ampere);
+  EXPECT_EQ(chooseRecurrentConfig(128, 128, attn::GateKind::vector, 2, ampere).chunk, 64);
+  EXPECT_EQ(chooseRecurrentConfig(200, 136, attn::GateKind::vector, 2, target("sm_90a")).chunk, 64);
+  // A chunk the caller sets stays, fitting or not.
+  RecurrentTileRequest request;
+  request.chunk = 64;
+  EXPECT_EQ(chooseRecurrentConfig(200, 136, attn::GateKind::vector, 2, ampere, request).chunk, 64);
+}
+} // namespace

@@ -849,10 +849,10 @@ FailureOr<KernelOp> RecurrentBuilder::build(StringRef name, bool output, bool ga
 
 } // namespace
 
-RecurrentTileConfig metaattn::chooseRecurrentConfig(int64_t keyDim, int64_t valueDim,
-                                                    attn::GateKind gate, int64_t elementBytes,
-                                                    const TargetDesc &target,
-                                                    const RecurrentTileRequest &request) {
+/// The model's config for one chunk length (`request.chunk`, or the default).
+static RecurrentTileConfig chooseForChunk(int64_t keyDim, int64_t valueDim, attn::GateKind gate,
+                                          int64_t elementBytes, const TargetDesc &target,
+                                          const RecurrentTileRequest &request) {
   auto pick = [](int64_t requested, int64_t model) { return requested ? requested : model; };
   RecurrentTileConfig cfg;
   cfg.chunk = pick(request.chunk, cfg.chunk);
@@ -945,6 +945,30 @@ RecurrentTileConfig metaattn::chooseRecurrentConfig(int64_t keyDim, int64_t valu
       cfg = staged;
   }
   cfg.outputBlocksPerSm = std::clamp<int64_t>(fit(/*output=*/true), 1, 2);
+  return cfg;
+}
+
+RecurrentTileConfig metaattn::chooseRecurrentConfig(int64_t keyDim, int64_t valueDim,
+                                                    attn::GateKind gate, int64_t elementBytes,
+                                                    const TargetDesc &target,
+                                                    const RecurrentTileRequest &request) {
+  RecurrentTileConfig cfg = chooseForChunk(keyDim, valueDim, gate, elementBytes, target, request);
+  // Where a kernel still does not fit the block's shared memory at the narrowest value tile
+  // and one stage (vector gates with a wide key dim on a small target: GLA at Dk = 200 on
+  // sm_80 keeps 64 KB of f32 gates per 64-token chunk in its output kernel), halve the chunk
+  // and the warps that cover it, unless the caller set either.
+  auto fits = [&](const RecurrentTileConfig &c) {
+    return c.sharedBytes(elementBytes, gate, /*output=*/true) <= target.sharedBytesPerBlock &&
+           c.sharedBytes(elementBytes, gate, /*output=*/false) <= target.sharedBytesPerBlock;
+  };
+  while (!request.chunk && !request.warps && !fits(cfg) && cfg.warps > 1) {
+    RecurrentTileRequest smaller = request;
+    smaller.chunk = cfg.chunk / 2;
+    smaller.warps = cfg.warps / 2;
+    RecurrentTileConfig next =
+        chooseForChunk(keyDim, valueDim, gate, elementBytes, target, smaller);
+    cfg = next;
+  }
   return cfg;
 }
 
