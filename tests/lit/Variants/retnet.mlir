@@ -2,7 +2,7 @@
 // whole compiler on the CPU tile executor, checked against the reference evaluator; and
 // lowered to tile IR by metaattn-opt.
 // RUN: metaattn-run %S/../../../frontend/variants/retnet.mlir --device=cpu --batch=2 --seq-q=77 --seq-kv=130 | FileCheck %s
-// More queries than keys: retnet_parallel, retnet_parallel_gqa in empty-row-lse.mlir (XFAIL).
+// More queries than keys: retnet_parallel, retnet_parallel_gqa in empty-row-lse.mlir.
 // RUN: metaattn-opt %S/../../../frontend/variants/retnet.mlir --metaattn-lower | FileCheck %s --check-prefix=LOWER
 
 // CHECK-NOT: FAIL
