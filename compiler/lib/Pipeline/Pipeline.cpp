@@ -270,11 +270,19 @@ rt::StatusOr<std::vector<LoweredKernel>> metaattn::lowerToCuda(ModuleOp module,
                                diagnostics);
     // Tile sizes from the options or a tuning file can ask for more than the model would.
     int shared = emitted->signature.dynamicSharedBytes;
-    if (desc && shared > desc->sharedBytesPerBlock)
+    bool sizesGiven = options.blockM || options.blockN || options.warps || options.stages ||
+                      options.stateRows || options.stateWarps || !options.tuningFile.empty();
+    if (desc && shared > desc->sharedBytesPerBlock && sizesGiven)
       return rt::Status::error(
           "kernel @{} needs {} bytes of shared memory, more than {} gives a block ({}): its "
           "tile sizes (block-m, block-n, stages, from the options or a tuning file) are too "
           "large for its head dims; use smaller ones or leave them to the model",
+          kernel.getSymName().str(), shared, target, desc->sharedBytesPerBlock);
+    if (desc && shared > desc->sharedBytesPerBlock)
+      return rt::Status::error(
+          "kernel @{} needs {} bytes of shared memory, more than {} gives a block ({}): the "
+          "tile model chose sizes that do not fit these head dims on this target (a bug in "
+          "the model; smaller --block-n, --block-m or --stages work around it)",
           kernel.getSymName().str(), shared, target, desc->sharedBytesPerBlock);
     LoweredKernel lowered{kernel.getSymName().str(), std::move(emitted->source),
                           std::move(emitted->signature)};
