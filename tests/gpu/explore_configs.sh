@@ -4,7 +4,8 @@
 # configuration model: one line per (shape, config) with the TFLOP/s.
 #   BIN=<dir with static metaattn-run> OUT=<dir> [SHAPES="d64 d64c"] [SEQS="1024 4096"] \
 #     [CONFIGS="default|--block-n=64"] bash tests/gpu/explore_configs.sh
-# Shapes: d64 d64c d128 d128c d256 d256c (softmax), sig128c sig128 relu64 relu128 relu128c (custom variants).
+# Shapes: d64 d64c d128 d128c d256 d256c (softmax), sig128c sig128 relu64 relu128 relu128c doc64c
+# (custom variants).
 set -u
 BIN=${BIN:-build-static/bin}
 OUT=${OUT:-/tmp/metaattn-configs}
@@ -19,6 +20,12 @@ python3 benchmarks/variant_ir.py relu relu64 32 64 64 0 >> "$OUT/cfg.mlir"
 python3 benchmarks/variant_ir.py relu relu128 16 128 128 0 >> "$OUT/cfg.mlir"
 python3 benchmarks/variant_ir.py relu relu128c 16 128 128 1 >> "$OUT/cfg.mlir"
 python3 benchmarks/variant_ir.py sigmoid sig128 16 128 128 0 >> "$OUT/cfg.mlir"
+# A document mask (causal, D64, kv-indexed i32 inputs; the runner's random document ids),
+# from the library factory when the runner's metaattn-variant is next to it.
+if [ -x "$BIN/metaattn-variant" ]; then
+  "$BIN/metaattn-variant" document_mask --dim=64 --heads=32 --causal --name=doc64c |
+    sed '1d;$d' >> "$OUT/cfg.mlir"
+fi
 CONFIGS=${CONFIGS:-"default|--block-n=64|--stages=3|--block-n=64 --stages=3|--block-n=128 --stages=3|--block-m=64"}
 printf "%-6s %-6s %-28s %s\n" shape S config TFLOP/s
 for f in ${SHAPES:-d64 d64c d128 d128c d256 d256c}; do
