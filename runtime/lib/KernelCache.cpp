@@ -7,9 +7,12 @@
 #include "Debug.h"
 #include "DiskCache.h"
 
+#include <algorithm>
+#include <chrono>
 #include <condition_variable>
 #include <cstdlib>
 #include <filesystem>
+#include <thread>
 #include <unistd.h>
 
 namespace metaattn::rt {
@@ -113,7 +116,7 @@ std::string KernelCache::diskPath(std::string_view key) const {
 
 StatusOr<std::shared_ptr<const CompiledKernel>>
 KernelCache::getOrCompile(std::string_view source, std::string_view programName,
-                          const CompileOptions &options) {
+                          const CompileOptions &options, CacheSource *from) {
   METAATTN_ASSIGN_OR_RETURN(std::string key, keyFor(source, programName, options));
 
   std::shared_ptr<Entry> entry;
@@ -134,11 +137,16 @@ KernelCache::getOrCompile(std::string_view source, std::string_view programName,
     if (!entry->kernel)
       return entry->error;
     ++memoryHits;
+    if (from)
+      *from = CacheSource::memory;
     return entry->kernel;
   }
 
+  CacheSource found = CacheSource::compiler;
   StatusOr<std::shared_ptr<const CompiledKernel>> result =
-      loadOrCompile(key, source, programName, options);
+      loadOrCompile(key, source, programName, options, found);
+  if (from && result.ok())
+    *from = found;
   {
     std::lock_guard<std::mutex> lock(entry->mutex);
     entry->ready = true;
@@ -158,14 +166,42 @@ KernelCache::getOrCompile(std::string_view source, std::string_view programName,
   return result;
 }
 
+std::vector<KernelCache::Fetched> KernelCache::getOrCompileAll(const std::vector<Request> &requests,
+                                                               const CompileOptions &options,
+                                                               unsigned maxThreads) {
+  std::vector<Fetched> out(requests.size());
+  unsigned hardware = std::max(1u, std::thread::hardware_concurrency());
+  size_t workers = std::min<size_t>(requests.size(), maxThreads ? maxThreads : hardware);
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t i = next++; i < requests.size(); i = next++) {
+      auto start = std::chrono::steady_clock::now();
+      out[i].kernel =
+          getOrCompile(requests[i].source, requests[i].programName, options, &out[i].from);
+      out[i].ms =
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+              .count();
+    }
+  };
+  std::vector<std::thread> threads;
+  for (size_t w = 1; w < workers; ++w)
+    threads.emplace_back(work);
+  work(); // the calling thread takes requests too
+  for (std::thread &t : threads)
+    t.join();
+  return out;
+}
+
 StatusOr<std::shared_ptr<const CompiledKernel>>
 KernelCache::loadOrCompile(const std::string &key, std::string_view source,
-                           std::string_view programName, const CompileOptions &options) {
+                           std::string_view programName, const CompileOptions &options,
+                           CacheSource &from) {
   std::string path = diskPath(key);
   if (!path.empty()) {
     detail::DiskReadResult read = detail::readDiskEntry(path, key);
     if (read.kernel) {
       ++diskHits;
+      from = CacheSource::disk;
       detail::debugLog("kernel cache: '{}' loaded from {}", programName, path);
       return std::make_shared<const CompiledKernel>(std::move(*read.kernel));
     }
@@ -176,6 +212,7 @@ KernelCache::loadOrCompile(const std::string &key, std::string_view source,
   }
 
   ++compiles;
+  from = CacheSource::compiler;
   detail::debugLog("kernel cache: compiling '{}' (key {})", programName, key);
   StatusOr<CompiledKernel> compiled = compile(source, programName, options);
   if (!compiled.ok())

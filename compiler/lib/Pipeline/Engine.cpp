@@ -23,29 +23,34 @@ double msSince(Clock::time_point start) {
   return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
 }
 
-/// Compiles one lowered kernel through the kernel cache and loads it on `device`, recording
-/// where the time went (`lowerMs`: the module's lowering, measured by the caller).
-rt::Status compileOne(LoweredKernel &kernel, const rt::CompileOptions &options, rt::Device *device,
-                      std::shared_ptr<const rt::CompiledKernel> &compiled, rt::LoadedKernel &loaded,
-                      JitTimings &timings, double lowerMs) {
-  rt::KernelCache &cache = rt::KernelCache::global();
-  rt::KernelCache::Counters before = cache.counters();
+/// The binaries of `kernels` from the process-wide kernel cache, in order; a module's kernels
+/// (the two or three of the chunked linear attention, several functions) compile concurrently.
+std::vector<rt::KernelCache::Fetched> fetchAll(const std::vector<const LoweredKernel *> &kernels,
+                                               const rt::CompileOptions &options) {
+  std::vector<rt::KernelCache::Request> requests;
+  for (const LoweredKernel *kernel : kernels)
+    requests.push_back({kernel->cudaSource, kernel->signature.entry + ".cu"});
+  return rt::KernelCache::global().getOrCompileAll(requests, options);
+}
+
+/// Loads a fetched binary on `device`, recording where the time went (`lowerMs`: the module's
+/// lowering, measured by the caller).
+rt::Status loadOne(const LoweredKernel &kernel, rt::KernelCache::Fetched &fetched,
+                   rt::Device *device, std::shared_ptr<const rt::CompiledKernel> &compiled,
+                   rt::LoadedKernel &loaded, JitTimings &timings, double lowerMs) {
+  if (!fetched.kernel.ok())
+    return fetched.kernel.status();
+  timings.compileMs = fetched.ms;
+  timings.compiledBy = fetched.from == rt::CacheSource::compiler ? "nvrtc"
+                       : fetched.from == rt::CacheSource::disk   ? "disk-cache"
+                                                                 : "memory-cache";
   Clock::time_point start = Clock::now();
-  auto binary = cache.getOrCompile(kernel.cudaSource, kernel.signature.entry + ".cu", options);
-  if (!binary.ok())
-    return binary.status();
-  timings.compileMs = msSince(start);
-  rt::KernelCache::Counters after = cache.counters();
-  timings.compiledBy = after.compiles > before.compiles   ? "nvrtc"
-                       : after.diskHits > before.diskHits ? "disk-cache"
-                                                          : "memory-cache";
-  start = Clock::now();
-  auto module = device->load(**binary, kernel.signature.entry);
+  auto module = device->load(**fetched.kernel, kernel.signature.entry);
   if (!module.ok())
     return module.status();
   timings.loadMs = msSince(start);
   timings.lowerMs = lowerMs;
-  compiled = *binary;
+  compiled = *fetched.kernel;
   loaded = *module;
   return rt::Status::success();
 }
@@ -71,11 +76,15 @@ metaattn::compileAttention(ModuleOp module, const PipelineOptions &options, rt::
   double lowerMs = msSince(start);
   rt::CompileOptions compileOptions;
   compileOptions.arch = rt::detectArch(*device);
+  std::vector<const LoweredKernel *> all;
+  for (const LoweredKernel &kernel : *lowered)
+    all.push_back(&kernel);
+  std::vector<rt::KernelCache::Fetched> fetched = fetchAll(all, compileOptions);
   std::vector<AttentionKernel> result;
-  for (LoweredKernel &kernel : *lowered) {
+  for (auto [i, kernel] : llvm::enumerate(*lowered)) {
     AttentionKernel k;
     METAATTN_RETURN_IF_ERROR(
-        compileOne(kernel, compileOptions, device, k.compiled, k.loaded, k.timings, lowerMs));
+        loadOne(kernel, fetched[i], device, k.compiled, k.loaded, k.timings, lowerMs));
     k.kernel = std::move(kernel);
     result.push_back(std::move(k));
   }
@@ -95,13 +104,19 @@ metaattn::compileAttentionFunctions(ModuleOp module, const PipelineOptions &opti
     return grouped.status();
   rt::CompileOptions compileOptions;
   compileOptions.arch = rt::detectArch(*device);
+  std::vector<const LoweredKernel *> all;
+  for (const LoweredFunction &function : *grouped)
+    for (const LoweredKernel &kernel : function.kernels)
+      all.push_back(&kernel);
+  std::vector<rt::KernelCache::Fetched> fetched = fetchAll(all, compileOptions);
   std::vector<AttentionFunction> result;
+  size_t next = 0;
   for (LoweredFunction &function : *grouped) {
     AttentionFunction f;
     for (LoweredKernel &kernel : function.kernels) {
       AttentionKernel k;
       METAATTN_RETURN_IF_ERROR(
-          compileOne(kernel, compileOptions, device, k.compiled, k.loaded, k.timings, lowerMs));
+          loadOne(kernel, fetched[next++], device, k.compiled, k.loaded, k.timings, lowerMs));
       k.kernel = kernel;
       f.compiledKernels.push_back(std::move(k));
     }

@@ -6,7 +6,7 @@
 // RUN: metaattn-run %s --device=cpu --batch=1 --seq-q=70 | FileCheck %s
 // RUN: metaattn-run %s --device=cpu --batch=2 --seq-q=129 --function=gla_vector | FileCheck %s --check-prefix=GLA
 // RUN: metaattn-opt %s --convert-attn-to-tile="compact-vector-output=false precompute-gates=false" | FileCheck %s --check-prefix=LOWER
-// GLA at Dk = 200 on sm_80 (99 KB per block): the model halves the chunk until the output
+// Vector gates at Dk = 200 on sm_80 (99 KB per block): the model halves the chunk until the output
 // kernel's f32 gates fit (it asked for 114688 bytes before).
 // RUN: metaattn-variant gla --dim=200 --value-dim=136 --heads=2 --causal > %t.gla200.mlir
 // RUN: metaattn-run %t.gla200.mlir --device=cpu --target=sm_80 --batch=1 --seq-q=65 | FileCheck %s --check-prefix=SM80

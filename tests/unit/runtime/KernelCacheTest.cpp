@@ -323,3 +323,50 @@ TEST(KernelCacheTest, ConcurrentCachesShareTheDiskSafely) {
 }
 
 } // namespace
+
+namespace {
+
+TEST(KernelCacheTest, SaysWhereEachKernelCameFrom) {
+  FakeCompiler compiler;
+  TempDir dir;
+  CacheSource from = CacheSource::memory;
+  {
+    KernelCache cache(configFor(compiler, dir.path()));
+    ASSERT_TRUE(cache.getOrCompile(kSource, "k.cu", {}, &from).ok());
+    EXPECT_EQ(from, CacheSource::compiler);
+    ASSERT_TRUE(cache.getOrCompile(kSource, "k.cu", {}, &from).ok());
+    EXPECT_EQ(from, CacheSource::memory);
+  }
+  KernelCache fresh(configFor(compiler, dir.path()));
+  ASSERT_TRUE(fresh.getOrCompile(kSource, "k.cu", {}, &from).ok());
+  EXPECT_EQ(from, CacheSource::disk);
+  EXPECT_EQ(*compiler.calls, 1);
+}
+
+TEST(KernelCacheTest, CompilesAModulesKernelsConcurrently) {
+  // Three kernels, 300 ms each, on two threads: about 600 ms, not 900; a duplicate is
+  // compiled once; a failing one fails alone; the results keep the requests' order.
+  FakeCompiler compiler;
+  compiler.delay = std::chrono::milliseconds(300);
+  KernelCache cache(configFor(compiler, ""));
+  std::vector<KernelCache::Request> requests = {
+      {"// a", "a.cu"}, {"// b", "b.cu"}, {"// syntax error", "bad.cu"}, {"// a", "a.cu"}};
+  auto start = std::chrono::steady_clock::now();
+  std::vector<KernelCache::Fetched> fetched = cache.getOrCompileAll(requests, {}, 2);
+  double ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  ASSERT_EQ(fetched.size(), 4u);
+  ASSERT_TRUE(fetched[0].kernel.ok());
+  ASSERT_TRUE(fetched[1].kernel.ok());
+  EXPECT_NE((*fetched[0].kernel)->cubin.find("// a"), std::string::npos);
+  EXPECT_NE((*fetched[1].kernel)->cubin.find("// b"), std::string::npos);
+  EXPECT_FALSE(fetched[2].kernel.ok());
+  EXPECT_NE(fetched[2].kernel.message().find("bad.cu"), std::string::npos);
+  ASSERT_TRUE(fetched[3].kernel.ok());
+  EXPECT_EQ(fetched[3].kernel->get(), fetched[0].kernel->get());
+  EXPECT_EQ(*compiler.calls, 3); // a, b and the failing one; the second a is shared
+  EXPECT_LT(ms, 850.0);          // sequentially: 900 ms at least
+  EXPECT_GE(fetched[1].ms, 250.0);
+}
+
+} // namespace

@@ -46,6 +46,13 @@ struct KernelCacheConfig {
   std::string compilerVersion;
 };
 
+/// Where KernelCache::getOrCompile found a kernel.
+enum class CacheSource {
+  memory,   ///< An earlier request in this process (or one compiling it at the same time).
+  disk,     ///< A valid entry of the disk cache.
+  compiler, ///< The compile function (NVRTC) ran.
+};
+
 /// Compiles kernels once and remembers them in memory and on disk.
 class KernelCache {
 public:
@@ -66,10 +73,29 @@ public:
   static KernelCache &global();
 
   /// The compiled kernel for (source, programName, options): from memory, from disk, or by
-  /// compiling it (errors are returned, not cached: a later call tries again).
+  /// compiling it (errors are returned, not cached: a later call tries again). `source`, when
+  /// given, says which (on success). Safe to call from several threads at once.
   StatusOr<std::shared_ptr<const CompiledKernel>> getOrCompile(std::string_view source,
                                                                std::string_view programName,
-                                                               const CompileOptions &options);
+                                                               const CompileOptions &options,
+                                                               CacheSource *from = nullptr);
+
+  /// One kernel for getOrCompileAll.
+  struct Request {
+    std::string_view source;
+    std::string programName;
+  };
+  /// What getOrCompileAll found for one request.
+  struct Fetched {
+    StatusOr<std::shared_ptr<const CompiledKernel>> kernel = Status::error("not fetched");
+    CacheSource from = CacheSource::compiler;
+    double ms = 0; ///< Wall time of this request's getOrCompile.
+  };
+  /// getOrCompile for every request, concurrently on up to `maxThreads` threads (0: one per
+  /// hardware thread), the results in request order: the kernels of a module compile in
+  /// about the time of the slowest instead of the sum.
+  std::vector<Fetched> getOrCompileAll(const std::vector<Request> &requests,
+                                       const CompileOptions &options, unsigned maxThreads = 0);
 
   /// The key (32 hex digits) `getOrCompile` uses; fails like `nvrtcFlags` on bad options.
   StatusOr<std::string> keyFor(std::string_view source, std::string_view programName,
@@ -91,10 +117,9 @@ public:
 private:
   struct Entry;
 
-  StatusOr<std::shared_ptr<const CompiledKernel>> loadOrCompile(const std::string &key,
-                                                                std::string_view source,
-                                                                std::string_view programName,
-                                                                const CompileOptions &options);
+  StatusOr<std::shared_ptr<const CompiledKernel>>
+  loadOrCompile(const std::string &key, std::string_view source, std::string_view programName,
+                const CompileOptions &options, CacheSource &from);
 
   CompileFunction compile;
   std::string compilerVersion;
