@@ -74,11 +74,9 @@ struct PipelineOptions {
 constexpr llvm::StringLiteral kDefaultTarget = "sm_90a";
 
 /// attn-mask-analysis, attn-online-normalize, convert-attn-to-tile, tile-unswitch-parallel,
-/// tile-infer-layout,
-/// tile-use-wgmma, canonicalize, tile-pipeline-plan, tile-warp-specialize, tile-gemm-overlap,
-/// tile-warpgroup-pingpong,
-/// tile-pipeline-expand,
-/// canonicalize, cse.
+/// tile-infer-layout, tile-use-wgmma, canonicalize, tile-pipeline-plan, tile-warp-specialize,
+/// tile-gemm-overlap, tile-warpgroup-pingpong, tile-group-guards, tile-pipeline-expand,
+/// tile-hoist-invariant-reads, canonicalize, cse (the warp-specialised ones as the options say).
 void buildAttnToTilePipeline(mlir::OpPassManager &pm, const PipelineOptions &options);
 
 /// The architecture field a tuning is recorded and looked up under (metaattn/Pipeline/Tuning.h)
