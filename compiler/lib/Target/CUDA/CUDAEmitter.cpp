@@ -582,6 +582,10 @@ FailureOr<EmittedKernel> metaattn::emitCuda(KernelOp kernel) {
      << "[[maybe_unused]] static __device__ __forceinline__ int metaattn_ceildiv(int a, int b) {\n"
      << "  const int q = a / b;\n"
      << "  return (a % b != 0 && ((a < 0) == (b < 0))) ? q + 1 : q;\n}\n"
+     // The last dim's stride is 1: the launch checks it for every tensor (TensorParam::
+     // lastDimContiguous; a size-1 last dim may have any stride, and its in-bounds index is 0).
+     // A constant stride lets ptxas fold each element's column into the load's immediate
+     // offset: a document mask's kernel spilled 104 B instead of 192 with it.
      << "template <class T, int R>\n"
      << "[[maybe_unused]] static __device__ __forceinline__ T metaattn_read(\n"
      << "    const metaattn::dev::TensorRef<R>& t, const long long (&i)[R]) {\n"
@@ -589,7 +593,7 @@ FailureOr<EmittedKernel> metaattn::emitCuda(KernelOp kernel) {
      << "#pragma unroll\n"
      << "  for (int d = 0; d < R; ++d) {\n"
      << "    if ((unsigned long long)i[d] >= (unsigned long long)t.sizes[d]) return T{};\n"
-     << "    offset += i[d] * t.strides[d];\n"
+     << "    offset += d == R - 1 ? i[d] : i[d] * t.strides[d];\n"
      << "  }\n"
      << "  return static_cast<const T*>(t.data)[offset];\n}\n\n"
      // A warp-specialised kernel runs one block per SM: its register budget is the whole file.
