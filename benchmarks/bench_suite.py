@@ -21,7 +21,9 @@ peers use bench_common.time_cuda (the same). TFLOP/s: 2*B*H*Sq*Skv*(D+Dv), halve
 
 Writes DIR/suite.csv, DIR/suite.png (matplotlib, or the built-in renderer), DIR/suite.md and
 prints the tables, the short summary last. --quick: D in {64, 128}, S in {1k, 4k} and one shape
-per family. --only grid|families limits the run to one half.
+per family. --only grid|families limits the run to one half; --families a,b (with --only
+families) to some of deepseek-v2-lite, llama-3.1-8b, diff-transformer, vit-s-relu,
+sigmoid-llama, retnet-6.7b, so that the families (over 330 s in all) can be split over calls.
 """
 import argparse
 import math
@@ -401,6 +403,8 @@ def main(argv=None):
     p.add_argument("--dims", help="softmax grid head dims, e.g. 64,128 (overrides the default)")
     p.add_argument("--seqs", help="softmax grid lengths, e.g. 1024,4096")
     p.add_argument("--workdir", help="scratch folder for q/k/v files (default /dev/shm or /tmp)")
+    p.add_argument("--families", help="only these families, e.g. sigmoid-llama,retnet-6.7b "
+                                      "(a long families run split over several calls)")
     args = p.parse_args(argv)
     import torch
     if not torch.cuda.is_available():
@@ -417,7 +421,17 @@ def main(argv=None):
     if args.only in ("all", "grid"):
         cases += grid_cases(dims, seqs)
     if args.only in ("all", "families"):
-        cases += family_cases(args.quick)
+        families = family_cases(args.quick)
+        if args.families:
+            wanted = set(args.families.split(","))
+            unknown = wanted - {c["family"] for c in families}
+            if unknown:
+                known = sorted({c["family"] for c in families})
+                print(f"bench_suite: unknown families {sorted(unknown)}; known: {known}",
+                      file=sys.stderr)
+                return 2
+            families = [c for c in families if c["family"] in wanted]
+        cases += families
     args.work = work_dir(args)
     print(f"bench_suite: {len(cases)} cases on {gpu}, iters {args.iters}, scratch {args.work}",
           flush=True)
