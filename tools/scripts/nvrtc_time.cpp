@@ -1,0 +1,76 @@
+//===- nvrtc_time.cpp - where NVRTC's time goes for one kernel -------------===//
+///
+/// Compiles a .cu file with NVRTC the way the runtime does (sm_90a, C++17, -default-device,
+/// fast math, the device library on the include path) REPEAT times, to PTX only (NVRTC's front
+/// end and NVVM) and to a cubin (the same plus ptxas), and prints the medians. Built and run by
+/// tools/scripts/compile_time.sh; needs no GPU.
+///
+///   nvrtc_time <file.cu> <runtime/device dir> [repeat]
+///
+//===----------------------------------------------------------------------===//
+#include <nvrtc.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+double compileMs(const std::string &source, const std::string &arch, const std::string &include) {
+  std::string archFlag = "--gpu-architecture=" + arch, includeFlag = "-I" + include;
+  std::vector<const char *> flags = {archFlag.c_str(), "-std=c++17", "-default-device",
+                                     "--use_fast_math", includeFlag.c_str()};
+  auto start = std::chrono::steady_clock::now();
+  nvrtcProgram program;
+  nvrtcCreateProgram(&program, source.c_str(), "kernel.cu", 0, nullptr, nullptr);
+  nvrtcResult result = nvrtcCompileProgram(program, static_cast<int>(flags.size()), flags.data());
+  double ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  if (result != NVRTC_SUCCESS) {
+    size_t size = 0;
+    nvrtcGetProgramLogSize(program, &size);
+    std::string log(size, '\0');
+    nvrtcGetProgramLog(program, log.data());
+    std::fprintf(stderr, "nvrtc_time: compile failed (%s):\n%s\n", nvrtcGetErrorString(result),
+                 log.c_str());
+    std::exit(1);
+  }
+  nvrtcDestroyProgram(&program);
+  return ms;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  if (argc < 3) {
+    std::fprintf(stderr, "usage: nvrtc_time <file.cu> <runtime/device dir> [repeat]\n");
+    return 2;
+  }
+  std::ifstream in(argv[1]);
+  if (!in) {
+    std::fprintf(stderr, "nvrtc_time: cannot read %s\n", argv[1]);
+    return 2;
+  }
+  std::stringstream text;
+  text << in.rdbuf();
+  int repeat = argc > 3 ? std::max(1, std::atoi(argv[3])) : 3;
+  std::vector<double> ptx, cubin;
+  for (int i = 0; i < repeat; ++i) {
+    ptx.push_back(compileMs(text.str(), "compute_90a", argv[2]));
+    cubin.push_back(compileMs(text.str(), "sm_90a", argv[2]));
+  }
+  double front = median(ptx), whole = median(cubin);
+  std::printf("to PTX %6.0f ms, to cubin %6.0f ms (ptxas about %.0f ms)\n", front, whole,
+              whole - front);
+  return 0;
+}
