@@ -585,7 +585,7 @@ FailureOr<EmittedKernel> metaattn::emitCuda(KernelOp kernel) {
      // The last dim's stride is 1: the launch checks it for every tensor (TensorParam::
      // lastDimContiguous; a size-1 last dim may have any stride, and its in-bounds index is 0).
      // A constant stride lets ptxas fold each element's column into the load's immediate
-     // offset: a document mask's kernel spilled 104 B instead of 192 with it.
+     // offset (`--resource-report`, bidirectional document mask: 88 B of spills, 192 before).
      << "template <class T, int R>\n"
      << "[[maybe_unused]] static __device__ __forceinline__ T metaattn_read(\n"
      << "    const metaattn::dev::TensorRef<R>& t, const long long (&i)[R]) {\n"
