@@ -83,10 +83,10 @@ TileConfig metaattn::chooseTileConfig(int64_t headDim, int64_t valueDim, int64_t
     // benchmarks/results/configs_d64_blockm192_h200_2026-12-04b.txt) D64 runs 17-21% faster,
     // causal 8-20% (S = 512: +4%, causal -8%: fewer, partly empty blocks); only measured
     // with warp specialisation. tile-gemm-overlap leaves such kernels as they are.
-    // Not for variants reading a kv-indexed input per element: at D64 their kernels spilled
-    // 60-764 B with three consumers (document mask, block-sparse, relative bias, RetNet's
-    // parallel form; 0-192 B with two; ptxas via `metaattn-run --resource-report`). Not yet
-    // timed on the GPU.
+    // Not for variants reading a kv-indexed input per element: at D64 their kernels spill
+    // 36-1328 B per thread with three consumers (document mask, block-sparse, relative bias,
+    // RetNet's parallel form), 0-88 B with two (ptxas via `metaattn-run --resource-report`,
+    // `--block-m=192 --warps=12` for three). Not yet timed on the GPU.
     bool threeConsumers = schedule.warpSpecialize && config.blockN == 128 && !traits.kvInputs &&
                           fragmentRegisters(config.blockN) <= 160 - kSpareRegisters;
     // The gemm overlap hides a softmax's chain (row max, exp, row sum, rescale) behind the
