@@ -965,9 +965,7 @@ RecurrentTileConfig metaattn::chooseRecurrentConfig(int64_t keyDim, int64_t valu
     RecurrentTileRequest smaller = request;
     smaller.chunk = cfg.chunk / 2;
     smaller.warps = cfg.warps / 2;
-    RecurrentTileConfig next =
-        chooseForChunk(keyDim, valueDim, gate, elementBytes, target, smaller);
-    cfg = next;
+    cfg = chooseForChunk(keyDim, valueDim, gate, elementBytes, target, smaller);
   }
   return cfg;
 }

@@ -437,7 +437,8 @@ struct TileGemmOverlapPass : public metaattn::tile::impl::TileGemmOverlapBase<Ti
     getOperation().walk([&](WarpSpecializeOp ws) {
       // The tile model's choice (TileConfig::gemmOverlap): a masked variant without a
       // running-max shift, which runs slower overlapped.
-      if (ws->getParentOfType<KernelOp>()->hasAttr(kNoGemmOverlapAttr)) {
+      auto kernel = ws->getParentOfType<KernelOp>();
+      if (kernel && kernel->hasAttr(kNoGemmOverlapAttr)) {
         if (verbose)
           ws.emitRemark() << "gemms not overlapped: the kernel is marked " << kNoGemmOverlapAttr;
         return;
