@@ -205,18 +205,19 @@ def TileUnswitchParallel : Pass<"tile-unswitch-parallel", "::metaattn::tile::Ker
 }
 
 def TileHoistInvariantReads : Pass<"tile-hoist-invariant-reads", "::metaattn::tile::KernelOp"> {
-  let summary = "Move reads of kernel inputs out of the loops and branches they do not depend on";
+  let summary = "Move reads of kernel inputs out of the branches and element loops they do not depend on";
   let description = [{
     A `tile.read` of a kernel input (an argument not listed in `tile.outputs`, which the
-    kernel never writes) whose indices are defined outside an enclosing `scf.for`, `scf.if` or
+    kernel never writes) whose indices are defined outside an enclosing `scf.if` or
     `tile.parallel` is moved in front of the outermost such op, and identical reads that end
     up in the same block are merged. A per-head parameter read by a score function (a sigmoid
-    bias, an ALiBi slope) is then loaded once per block instead of once per element and kv
-    tile. Reads are total (zero outside the tensor's sizes), so moving one out of a branch is
-    safe. Regions of other ops (`tile.warp_specialize`) are not crossed.
+    bias, an ALiBi slope) is then loaded once per kv tile instead of in each element loop and
+    mask branch. Reads are total (zero outside the tensor's sizes), so moving one out of a
+    branch is safe. Loops (`scf.for`) and the regions of other ops (`tile.warp_specialize`)
+    are not crossed: a value held across the kv loop costs a register for all of it.
 
-    Before: `scf.for %j ... { tile.parallel ... { %b = tile.read %bias[%h] ... } }`.
-    After: `%b = tile.read %bias[%h]` followed by `scf.for %j ... { tile.parallel ... }`.
+    Before: `scf.if %full { tile.parallel ... { %b = tile.read %bias[%h] ... } } else {...}`.
+    After: `%b = tile.read %bias[%h]` followed by `scf.if %full { tile.parallel ... } ...`.
   }];
 }
 
