@@ -173,7 +173,8 @@ static int runMain(int argc, char **argv) {
   run::RunOptions options;
   options.batch = batchOpt;
   options.seqQ = seqQOpt;
-  options.seqKv = seqKvOpt < 0 ? seqQOpt : seqKvOpt;
+  // Only an absent --seq-kv means "the query length": a negative one given is an error below.
+  options.seqKv = seqKvOpt.getNumOccurrences() ? seqKvOpt.getValue() : seqQOpt.getValue();
   options.seed = seedOpt;
   options.atol = atolOpt;
   options.rtol = rtolOpt;

@@ -3,6 +3,8 @@
 // RUN: not metaattn-run %s --device=cpu 2>&1 | FileCheck %s --check-prefix=RUNNER
 // RUN: not metaattn-run %S/no-such-file.mlir --device=cpu 2>&1 | FileCheck %s --check-prefix=MISSING
 // RUN: not metaattn-run %s --device=cpu --batch=0 2>&1 | FileCheck %s --check-prefix=BATCH
+// A negative kv length given is an error, not "the query length" (which only an absent --seq-kv means).
+// RUN: not metaattn-run %s --device=cpu --seq-kv=-5 2>&1 | FileCheck %s --check-prefix=BATCH
 // RUN: not metaattn-run %S/../../../frontend/variants/differential.mlir --device=cpu --load-inputs=%t 2>&1 | FileCheck %s --check-prefix=LOAD
 // A tile config the chunked kernels cannot take is an error on the op, without a dump of it.
 // RUN: not metaattn-run %S/../../../frontend/variants/linear.mlir --device=cpu --function=gla_vector --block-n=24 2>&1 | FileCheck %s --check-prefix=CONFIG
