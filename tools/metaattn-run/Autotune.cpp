@@ -19,7 +19,6 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <chrono>
-#include <future>
 
 using namespace mlir;
 using namespace metaattn;
@@ -103,11 +102,11 @@ LogicalResult run::autotune(ModuleOp module, const RunOptions &options, Problem 
     for (int64_t stages : {2, 3})
       candidates.push_back({blockN, stages, std::nullopt});
 
-  // Compile every candidate's kernels in parallel (NVRTC is the slow part); the timed runs
-  // below find them in the process-wide kernel cache.
+  // Lower every candidate, then compile all their kernels concurrently (NVRTC is the slow
+  // part); the timed runs below find them in the process-wide kernel cache.
   rt::CompileOptions compileOptions;
   compileOptions.arch = arch;
-  std::vector<std::vector<std::future<rt::Status>>> compiles(candidates.size());
+  std::vector<std::vector<LoweredKernel>> kernels(candidates.size());
   std::vector<std::string> lowerErrors(candidates.size());
   auto start = std::chrono::steady_clock::now();
   for (size_t i = 0; i < candidates.size(); ++i) {
@@ -118,28 +117,27 @@ LogicalResult run::autotune(ModuleOp module, const RunOptions &options, Problem 
     pipeline.stages = candidates[i].stages;
     OwningOpRef<ModuleOp> copy = cloneModule(module);
     auto lowered = lowerToCuda(*copy, pipeline);
-    if (!lowered.ok()) {
+    if (!lowered.ok())
       lowerErrors[i] = lowered.status().message();
-      continue;
-    }
-    for (LoweredKernel &kernel : *lowered)
-      compiles[i].push_back(std::async(std::launch::async, [kernel, compileOptions] {
-        auto compiled = rt::KernelCache::global().getOrCompile(
-            kernel.cudaSource, kernel.signature.entry + ".cu", compileOptions);
-        return compiled.ok() ? rt::Status::success() : compiled.status();
-      }));
+    else
+      kernels[i] = std::move(*lowered);
   }
+  std::vector<rt::KernelCache::Request> requests;
+  for (const std::vector<LoweredKernel> &candidate : kernels)
+    for (const LoweredKernel &kernel : candidate)
+      requests.push_back({kernel.cudaSource, kernel.signature.entry + ".cu"});
+  std::vector<rt::KernelCache::Fetched> fetched =
+      rt::KernelCache::global().getOrCompileAll(requests, compileOptions);
+  size_t next = 0;
   for (size_t i = 0; i < candidates.size(); ++i) {
     std::string status =
         lowerErrors[i].empty() ? "" : "lowering failed: " + lowerErrors[i].substr(0, 200);
-    for (std::future<rt::Status> &f : compiles[i]) {
-      rt::Status compiled = f.get();
-      if (!compiled.ok() && status.empty())
-        status = "compile failed: " + compiled.message().substr(0, 200);
-    }
+    for (size_t k = 0; k < kernels[i].size(); ++k, ++next)
+      if (!fetched[next].kernel.ok() && status.empty())
+        status = "compile failed: " + fetched[next].kernel.message().substr(0, 200);
     os << "  candidate block_n=" << candidates[i].blockN << " stages=" << candidates[i].stages
        << " (" << arch << "): "
-       << (status.empty() ? std::to_string(compiles[i].size()) + " kernel(s) compiled" : status)
+       << (status.empty() ? std::to_string(kernels[i].size()) + " kernel(s) compiled" : status)
        << "\n";
   }
   os << "  autotune: candidates compiled in parallel in "

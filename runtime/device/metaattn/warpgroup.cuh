@@ -111,7 +111,8 @@ template <bool TransB, class TileB> METAATTN_DEV unsigned long long descB(const 
 /// in bytes from a 1024-aligned base: column block c / (128 / sizeof(T)) of Rows 128-byte rows,
 /// and inside a row the 16-byte chunk index XORed with r mod 8 (address bits 4-6 ^= 7-9).
 /// Checked at compile time by NvrtcTest.SmemTileLayoutIsTheWgmmaSwizzle, not here: evaluated in
-/// every kernel's compile it cost NVRTC's front end about 80 ms (of ~420 for a D128 kernel).
+/// every kernel's compile it cost NVRTC's front end about 80-110 ms (causal D128 to PTX 451 ->
+/// 342 ms without it, tools/scripts/compile_time.sh).
 template <class Tile> constexpr bool matchesSwizzle128() {
   using T = typename Tile::Elem;
   constexpr int perRow = 128 / (int)sizeof(T), perChunk = 16 / (int)sizeof(T);

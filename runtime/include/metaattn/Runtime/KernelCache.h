@@ -73,7 +73,7 @@ public:
   static KernelCache &global();
 
   /// The compiled kernel for (source, programName, options): from memory, from disk, or by
-  /// compiling it (errors are returned, not cached: a later call tries again). `source`, when
+  /// compiling it (errors are returned, not cached: a later call tries again). `from`, when
   /// given, says which (on success). Safe to call from several threads at once.
   StatusOr<std::shared_ptr<const CompiledKernel>> getOrCompile(std::string_view source,
                                                                std::string_view programName,
