@@ -23,15 +23,22 @@ FILE=frontend/variants/linear.mlir
     ir="$OUT/linear_logs/$1_$4_$5.mlir"
     "$BIN/metaattn-variant" "$1" --heads="$2" --kv-heads="$3" --dim="$4" --value-dim="$5" > "$ir"
     echo "$ir 2 200"
+    echo "$ir 2 200 --fused-chunks"
   done
+  # The fused kernel (scalar gates or none; GLA keeps its kernels) at the same lengths.
+  for lens in 1 17 65 130 300 1000; do echo "$FILE 2 $lens --fused-chunks"; done
+  echo "$FILE 1 2049 --fused-chunks"
+  echo "$FILE 2 300 --fused-chunks --stages=1"
 } > "$OUT/linear_jobs.txt"
 run_job() {
   local f=$1 b=$2 s=$3
-  local log="$OUT/linear_logs/$(basename "$f" .mlir)_b${b}_${s}.log"
-  if "$RUN" "$f" --device=gpu --batch="$b" --seq-q="$s" > "$log" 2>&1; then
-    echo "PASS $(basename "$f") B=$b S=$s ($(grep -c '^PASS' "$log") functions)"
+  shift 3
+  local tag="${*//[^a-z0-9]/_}"
+  local log="$OUT/linear_logs/$(basename "$f" .mlir)_b${b}_${s}${tag}.log"
+  if "$RUN" "$f" --device=gpu --batch="$b" --seq-q="$s" "$@" > "$log" 2>&1; then
+    echo "PASS $(basename "$f") B=$b S=$s $* ($(grep -c '^PASS' "$log") functions)"
   else
-    echo "FAIL $(basename "$f") B=$b S=$s (see $(basename "$log"))"
+    echo "FAIL $(basename "$f") B=$b S=$s $* (see $(basename "$log"))"
   fi
 }
 export -f run_job
@@ -55,10 +62,15 @@ grep ^FAIL "$OUT/linear_correctness.txt" | head
     --function=gated_retention --batch=1 --seq-q=130 > "$OUT/linear_sanitizer_$tool.log" 2>&1
   echo "compute-sanitizer $tool (gated_retention): exit $? ($(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' \
     "$OUT/linear_sanitizer_$tool.log" | tail -1))"
+  compute-sanitizer --tool "$tool" --error-exitcode 3 "$RUN" "$OUT/linear_logs/retnet_recurrent_256_512.mlir" \
+    --device=gpu --fused-chunks --batch=1 --seq-q=130 > "$OUT/linear_sanitizer_fused_$tool.log" 2>&1
+  echo "compute-sanitizer $tool (fused RetNet 256/512): exit $? ($(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' \
+    "$OUT/linear_sanitizer_fused_$tool.log" | tail -1))"
 done
 if [ "${BENCH_LINEAR:-1}" = 1 ]; then
   PYTHONUNBUFFERED=1 python3 benchmarks/bench_linear.py --bin "$BIN" --csv "$OUT/linear.csv" \
-    ${FLA_PATH:+--fla-path "$FLA_PATH"} ${LINEAR_QUICK:+--quick} > "$OUT/bench_linear.log" 2>&1
+    ${FLA_PATH:+--fla-path "$FLA_PATH"} ${LINEAR_QUICK:+--quick} ${LINEAR_OPTS:+--opts "$LINEAR_OPTS"} \
+    > "$OUT/bench_linear.log" 2>&1
   echo "bench_linear: exit $?"
   tail -30 "$OUT/bench_linear.log"
 fi

@@ -126,6 +126,13 @@ static cl::opt<bool> precomputeGatesOpt(
              "log-gates once, read by the states and output kernels (default true; false: each "
              "of them transforms and scans the raw gates)"),
     cl::init(true));
+static cl::opt<bool> fusedChunksOpt(
+    cl::cat(runCategory), "fused-chunks",
+    cl::desc("attn.recurrent with scalar gates or none (RetNet, gated retention, Mamba2, plain "
+             "linear): one kernel per op keeps each block's columns of the state on chip "
+             "instead of a states kernel writing every chunk's state for an output kernel "
+             "(default false; vector gates keep the two kernels)"),
+    cl::init(false));
 static cl::opt<bool> foldScoreScaleOpt(
     cl::cat(runCategory), "fold-score-scale",
     cl::desc("attentions whose score is s * c (c > 0) and whose shift is the score (softmax): "
@@ -195,6 +202,7 @@ static int runMain(int argc, char **argv) {
   options.pipeline.stagedStateStores = stagedStateStoresOpt;
   options.pipeline.compactVectorOutput = compactVectorOutputOpt;
   options.pipeline.precomputeGates = precomputeGatesOpt;
+  options.pipeline.fusedChunks = fusedChunksOpt;
   options.pipeline.foldScoreScale = foldScoreScaleOpt;
   options.pipeline.warpSpecialize = warpSpecializeOpt;
   options.pipeline.pingpong = pingpongOpt;

@@ -43,6 +43,7 @@ void metaattn::buildAttnToTilePipeline(OpPassManager &pm, const PipelineOptions 
   convert.stagedStateStores = options.stagedStateStores;
   convert.compactVectorOutput = options.compactVectorOutput;
   convert.precomputeGates = options.precomputeGates;
+  convert.fusedChunks = options.fusedChunks;
   convert.foldScoreScale = options.foldScoreScale;
   convert.warpSpecialize = options.warpSpecialize;
   convert.gemmOverlap = options.warpSpecialize && options.gemmOverlap;
@@ -83,6 +84,8 @@ std::string metaattn::tuningArch(llvm::StringRef target, const PipelineOptions &
     arch += "+persistent";
   if (!options.groupGuards)
     arch += "+no-group-guards";
+  if (options.fusedChunks)
+    arch += "+fused-chunks";
   return arch;
 }
 
@@ -120,6 +123,11 @@ struct LowerPipelineOptions : public PassPipelineOptions<LowerPipelineOptions> {
       llvm::cl::desc("attn.recurrent with vector gates: a gates kernel writes the cumulative "
                      "log-gates once, read by the states and output kernels (default true)"),
       llvm::cl::init(true)};
+  Option<bool> fusedChunks{
+      *this, "fused-chunks",
+      llvm::cl::desc("attn.recurrent with scalar gates or none: one kernel keeps the state on "
+                     "chip (default false)"),
+      llvm::cl::init(false)};
   Option<bool> compactVectorOutput{
       *this, "compact-vector-output",
       llvm::cl::desc("attn.recurrent with vector gates: the output kernel reuses one pair of "
@@ -170,6 +178,7 @@ void metaattn::registerMetaAttnPipelines() {
         options.stagedStateStores = cl.stagedStateStores;
         options.compactVectorOutput = cl.compactVectorOutput;
         options.precomputeGates = cl.precomputeGates;
+        options.fusedChunks = cl.fusedChunks;
         options.foldScoreScale = cl.foldScoreScale;
         options.warpSpecialize = cl.warpSpecialize;
         options.pingpong = cl.pingpong;

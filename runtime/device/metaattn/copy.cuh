@@ -367,6 +367,27 @@ METAATTN_DEV void storeRowVec(const TensorRef<R>& dst, const long long (&origin)
 
 namespace warp {
 
+/// Writes this warp's rows of fragment `f`, converted to T, into the M x N shared tile `s`
+/// (element pairs, conflict-free in the swizzled tile). Warps >= W write nothing; the caller
+/// synchronises before other warps (or wgmma) read the tile.
+template <class T, class S, int M, int N, int W, bool P>
+METAATTN_DEV void storeFrag(SmemTile<T, M, N, 1> s, const Frag<S, M, N, W, P>& f) {
+  using F = Frag<S, M, N, W, P>;
+  if (dev::detail::warpId() >= W)
+    return;
+#pragma unroll
+  for (int e = 0; e < F::kElems; e += 2) {
+    T* p = s.base + SmemTile<T, M, N, 1>::offset(F::row(e), F::col(e));
+    if constexpr (sizeof(T) == 4)
+      *reinterpret_cast<float2*>(p) =
+          make_float2(convertElem<float>(f[e]), convertElem<float>(f[e + 1]));
+    else if constexpr (dev::detail::IsSame<S, float>::value)
+      *reinterpret_cast<unsigned*>(p) = packFloat2<T>(f[e], f[e + 1]);
+    else
+      *reinterpret_cast<unsigned*>(p) = packPair(convertElem<T>(f[e]), convertElem<T>(f[e + 1]));
+  }
+}
+
 /// Loads this warp's rows of an M x N shared tile into fragment `f`
 /// (ldmatrix.x4 per 16x16 block, .x2 for a trailing 16x8 block).
 template <class T, int M, int N, int W, bool P>

@@ -482,6 +482,38 @@ void testLoadFrag() {
          bad == 0, bad ? std::to_string(bad) + " wrong" : "");
 }
 
+/// warp::storeFrag: an f32 fragment (the fused linear kernel's state) written into a 16-bit
+/// shared tile, read back through storeTile.
+template <class T, int M, int N, int W> __global__ void kStoreFragShared(TensorRef<2> dst) {
+  using F = Frag<float, M, N, W>;
+  extern __shared__ __align__(1024) unsigned char smem[];
+  SmemTile<T, M, N> tile(smem);
+  F f;
+#pragma unroll
+  for (int e = 0; e < F::kElems; ++e)
+    f[e] = (float)((F::row(e) * N + F::col(e)) % 200) - 100.f;
+  warp::storeFrag(tile, f);
+  block::barrier();
+  const long long o[2] = {0, 0};
+  block::storeTile<W * 32, T>(dst, o, 0, 1, tile);
+}
+
+template <class T, int M, int N, int W> void testStoreFragShared() {
+  using H = HostElem<T>;
+  DevBuf<uint16_t> dst(M * N);
+  kStoreFragShared<T, M, N, W>
+      <<<1, W * 32, SmemTile<T, M, N>::kBytes>>>(makeRef<2>(dst.p, {M, N}, {N, 1}));
+  CUDA_CHECK(cudaGetLastError());
+  CUDA_CHECK(cudaDeviceSynchronize());
+  auto got = dst.down();
+  int bad = 0;
+  for (int i = 0; i < M * N; ++i)
+    bad += got[i] != H::from((float)(i % 200) - 100.f);
+  report("storeFrag (f32 fragment to a shared tile) " + std::to_string(M) + "x" +
+             std::to_string(N) + " W=" + std::to_string(W),
+         bad == 0, bad ? std::to_string(bad) + " wrong" : "");
+}
+
 //===----------------------------------------------------------------------===//
 // 3. Gemm
 //===----------------------------------------------------------------------===//
@@ -1019,6 +1051,9 @@ int main(int argc, char** argv) {
   testLoadFrag<bf16, 64, 40, 2>();
   testLoadFrag<fp16, 32, 24, 1>();
   testLoadFrag<bf16, 64, 64, 4, false>();
+  testStoreFragShared<bf16, 64, 64, 4>();
+  testStoreFragShared<fp16, 64, 128, 4>();
+  testStoreFragShared<bf16, 128, 64, 8>();
   testFragHalves<bf16, 64, 64, 4, true>();
   testFragHalves<bf16, 64, 64, 4, false>();
   testFragHalves<fp16, 128, 40, 8, true>();

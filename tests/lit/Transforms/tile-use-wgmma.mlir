@@ -27,17 +27,18 @@ tile.kernel @attention_gemms(%t: !tile.tensor<?x64xbf16>) attributes {grid = arr
 
 // -----
 
-// Adjacent wgmma gemms into different accumulators, none reading another's (the output
-// kernel of linear attention: scores += Q Kᵀ and out += Q S), are issued together and
-// waited for once; a third gemm that reads the first one's accumulator starts a new group,
-// and a lone gemm stays synchronous.
+// Adjacent wgmma gemms, none reading another's accumulator (the output kernel of linear
+// attention: scores += Q Kᵀ and out += Q S), are issued together and waited for once; a
+// gemm that reads an earlier one's accumulator starts a new group. Gemms into one
+// accumulator share a group (wgmma orders them), its wait naming the accumulator once.
 // CHECK-LABEL: tile.kernel @issued_together
 // CHECK: tile.gemm %[[Q:.*]], %[[K:.*]], %[[S:.*]] {async, tile.wgmma, transpose_b}
 // CHECK-NEXT: tile.gemm %[[Q]], %[[ST:.*]], %[[O:.*]] {async, tile.wgmma}
-// CHECK-NEXT: tile.gemm_wait 0, %[[S]], %[[O]]
+// CHECK-NEXT: tile.gemm_wait 0, %[[S]], %[[O]] :
 // CHECK-NEXT: tile.copy
-// CHECK-NEXT: tile.gemm %{{.*}}, %{{.*}}, %[[O]] {tile.wgmma}
-// CHECK-NEXT: tile.gemm %{{.*}}, %{{.*}}, %[[O]] {tile.wgmma}
+// CHECK-NEXT: tile.gemm %{{.*}}, %{{.*}}, %[[O]] {async, tile.wgmma}
+// CHECK-NEXT: tile.gemm %{{.*}}, %{{.*}}, %[[O]] {async, tile.wgmma}
+// CHECK-NEXT: tile.gemm_wait 0, %[[O]] :
 // CHECK-NEXT: tile.return
 // SM90-LABEL: tile.kernel @issued_together
 // SM90-NOT: async
@@ -111,5 +112,76 @@ tile.kernel @state_update_32_rows_per_warp(%t: !tile.tensor<?x64xbf16>) attribut
   %v = tile.alloc : memref<64x64xbf16, #tile.space<shared>>
   %s = tile.alloc : memref<128x64xf32, #tile.space<fragment>>
   tile.gemm %k, %v, %s {transpose_a} : memref<64x128xbf16, #tile.space<shared>>, memref<64x64xbf16, #tile.space<shared>>, memref<128x64xf32, #tile.space<fragment>>
+  tile.return
+}
+
+// -----
+
+// The fused linear kernel's chunk: Q Kᵀ and Q S (two key tiles each, into the same two
+// accumulators) and the state updates Kᵀ V̂ are issued together. The updates' accumulators
+// and operands are untouched until the synchronous P V gemm, so the first wait leaves them
+// in flight (2 pending) and a second one after P V fences their registers.
+// CHECK-LABEL: tile.kernel @deferred_updates
+// CHECK-COUNT-6: {async, tile.wgmma
+// CHECK-NEXT: tile.gemm_wait 2, %[[S:.*]], %[[O:[^ ]*]] :
+// CHECK-NEXT: tile.copy %[[S]]
+// CHECK-NEXT: tile.gemm {{.*}} {tile.wgmma}
+// CHECK-NEXT: tile.gemm_wait 0, %[[U0:.*]], %[[U1:[^ ]*]] :
+// CHECK-NEXT: tile.copy %[[U0]]
+tile.kernel @deferred_updates(%t: !tile.tensor<?x64xbf16>) attributes {grid = array<i64: 0, 0, 64, -1, 0, 1, -1, 0, 1>, threads = 128 : i64} {
+  %q0 = tile.alloc : memref<64x64xbf16, #tile.space<shared>>
+  %q1 = tile.alloc : memref<64x64xbf16, #tile.space<shared>>
+  %k0 = tile.alloc : memref<64x64xbf16, #tile.space<shared>>
+  %k1 = tile.alloc : memref<64x64xbf16, #tile.space<shared>>
+  %st0 = tile.alloc : memref<64x64xbf16, #tile.space<shared>>
+  %st1 = tile.alloc : memref<64x64xbf16, #tile.space<shared>>
+  %v = tile.alloc : memref<64x64xbf16, #tile.space<shared>>
+  %vh = tile.alloc : memref<64x64xbf16, #tile.space<shared>>
+  %s = tile.alloc : memref<64x64xf32, #tile.space<fragment>>
+  %p = tile.alloc : memref<64x64xbf16, #tile.space<fragment>>
+  %o = tile.alloc : memref<64x64xf32, #tile.space<fragment>>
+  %u0 = tile.alloc : memref<64x64xf32, #tile.space<fragment>>
+  %u1 = tile.alloc : memref<64x64xf32, #tile.space<fragment>>
+  tile.gemm %q0, %k0, %s {transpose_b} : memref<64x64xbf16, #tile.space<shared>>, memref<64x64xbf16, #tile.space<shared>>, memref<64x64xf32, #tile.space<fragment>>
+  tile.gemm %q0, %st0, %o : memref<64x64xbf16, #tile.space<shared>>, memref<64x64xbf16, #tile.space<shared>>, memref<64x64xf32, #tile.space<fragment>>
+  tile.gemm %q1, %k1, %s {transpose_b} : memref<64x64xbf16, #tile.space<shared>>, memref<64x64xbf16, #tile.space<shared>>, memref<64x64xf32, #tile.space<fragment>>
+  tile.gemm %q1, %st1, %o : memref<64x64xbf16, #tile.space<shared>>, memref<64x64xbf16, #tile.space<shared>>, memref<64x64xf32, #tile.space<fragment>>
+  tile.gemm %k0, %vh, %u0 {transpose_a} : memref<64x64xbf16, #tile.space<shared>>, memref<64x64xbf16, #tile.space<shared>>, memref<64x64xf32, #tile.space<fragment>>
+  tile.gemm %k1, %vh, %u1 {transpose_a} : memref<64x64xbf16, #tile.space<shared>>, memref<64x64xbf16, #tile.space<shared>>, memref<64x64xf32, #tile.space<fragment>>
+  tile.copy %s to %p : memref<64x64xf32, #tile.space<fragment>> to memref<64x64xbf16, #tile.space<fragment>>
+  tile.gemm %p, %v, %o : memref<64x64xbf16, #tile.space<fragment>>, memref<64x64xbf16, #tile.space<shared>>, memref<64x64xf32, #tile.space<fragment>>
+  tile.copy %u0 to %st0 : memref<64x64xf32, #tile.space<fragment>> to memref<64x64xbf16, #tile.space<shared>>
+  tile.copy %u1 to %st1 : memref<64x64xf32, #tile.space<fragment>> to memref<64x64xbf16, #tile.space<shared>>
+  tile.return
+}
+
+// -----
+
+// Nothing stays in flight when the stretch before the next gemm touches a trailing gemm's
+// operand (here the update's V̂ tile is rewritten), nor without a synchronous gemm after the
+// group (the last three gemms form one group at the block's end).
+// CHECK-LABEL: tile.kernel @not_deferred
+// CHECK: tile.gemm_wait 0, %[[S:.*]], %[[U:[^ ]*]] :
+// CHECK-NEXT: tile.copy %[[S]]
+// CHECK-NEXT: tile.copy
+// CHECK-COUNT-3: {async, tile.wgmma
+// CHECK-NEXT: tile.gemm_wait 0, %{{.*}}, %{{.*}}, %{{[^ ]*}} :
+// CHECK-NEXT: tile.return
+tile.kernel @not_deferred(%t: !tile.tensor<?x64xbf16>) attributes {grid = array<i64: 0, 0, 64, -1, 0, 1, -1, 0, 1>, threads = 128 : i64} {
+  %q = tile.alloc : memref<64x64xbf16, #tile.space<shared>>
+  %k = tile.alloc : memref<64x64xbf16, #tile.space<shared>>
+  %v = tile.alloc : memref<64x64xbf16, #tile.space<shared>>
+  %vh = tile.alloc : memref<64x64xbf16, #tile.space<shared>>
+  %s = tile.alloc : memref<64x64xf32, #tile.space<fragment>>
+  %p = tile.alloc : memref<64x64xbf16, #tile.space<fragment>>
+  %o = tile.alloc : memref<64x64xf32, #tile.space<fragment>>
+  %u = tile.alloc : memref<64x64xf32, #tile.space<fragment>>
+  tile.gemm %q, %k, %s {transpose_b} : memref<64x64xbf16, #tile.space<shared>>, memref<64x64xbf16, #tile.space<shared>>, memref<64x64xf32, #tile.space<fragment>>
+  tile.gemm %k, %vh, %u {transpose_a} : memref<64x64xbf16, #tile.space<shared>>, memref<64x64xbf16, #tile.space<shared>>, memref<64x64xf32, #tile.space<fragment>>
+  tile.copy %s to %p : memref<64x64xf32, #tile.space<fragment>> to memref<64x64xbf16, #tile.space<fragment>>
+  tile.copy %p to %vh : memref<64x64xbf16, #tile.space<fragment>> to memref<64x64xbf16, #tile.space<shared>>
+  tile.gemm %p, %v, %o : memref<64x64xbf16, #tile.space<fragment>>, memref<64x64xbf16, #tile.space<shared>>, memref<64x64xf32, #tile.space<fragment>>
+  tile.gemm %q, %k, %s {transpose_b} : memref<64x64xbf16, #tile.space<shared>>, memref<64x64xbf16, #tile.space<shared>>, memref<64x64xf32, #tile.space<fragment>>
+  tile.gemm %k, %vh, %u {transpose_a} : memref<64x64xbf16, #tile.space<shared>>, memref<64x64xbf16, #tile.space<shared>>, memref<64x64xf32, #tile.space<fragment>>
   tile.return
 }

@@ -83,7 +83,7 @@ tile.kernel @two(%k: !tile.tensor<?x128xbf16>) attributes {grid = array<i64: -1,
 // CHECK-NEXT: tile.gemm %{{.*}}, %{{.*}}, %[[S:.*]] {async, tile.wgmma, transpose_b}
 // CHECK-NEXT: tile.gemm %{{.*}}, %{{.*}}, %[[S]] {async, tile.wgmma, transpose_b}
 // CHECK-NEXT: tile.warpgroup_turn "pass"
-// CHECK-NEXT: tile.gemm_wait 0, %[[S]], %[[S]] :
+// CHECK-NEXT: tile.gemm_wait 0, %[[S]] :
 // CHECK-NEXT: tile.fill
 // CHECK-NEXT: tile.warpgroup_turn "wait"
 // CHECK-NEXT: tile.gemm %{{.*}}, %{{.*}}, %[[O:.*]] {async, tile.wgmma}

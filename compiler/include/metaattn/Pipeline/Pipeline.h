@@ -41,6 +41,11 @@ struct PipelineOptions {
   /// attn.recurrent with vector gates: a gates kernel writes the cumulative log-gates once,
   /// read by the states and output kernels (on by default: 7-8% faster for GLA on the H200).
   bool precomputeGates = true;
+  /// attn.recurrent with scalar gates or none: one fused kernel per op, each block walking
+  /// the chunks of one value tile of one head with that part of the state in registers,
+  /// instead of the states kernel writing every chunk's state to global memory for the
+  /// output kernel (RecurrentTileConfig::fused). Off by default: not yet timed on a GPU.
+  bool fusedChunks = false;
   /// Softmax-family attentions with a score s * c (c > 0): keep raw scores and fold c into
   /// the exponent's fma (convert-attn-to-tile fold-score-scale; on by default: 4-14% faster
   /// for softmax on the H200 at D 64/128, even at D 256).

@@ -154,9 +154,10 @@ struct ConvertAttnToTilePass : public metaattn::impl::ConvertAttnToTileBase<Conv
   RecurrentTileConfig recurrentConfig(attn::RecurrentOp op, const TargetDesc &target) {
     auto qt = cast<RankedTensorType>(op.getQ().getType());
     auto vt = cast<RankedTensorType>(op.getV().getType());
-    RecurrentTileRequest request{blockM,         blockN,     numWarps,          numStages,
-                                 stateRows,      stateWarps, stagedStateStores, compactVectorOutput,
-                                 precomputeGates};
+    RecurrentTileRequest request{
+        blockM,          blockN,     numWarps,          numStages,
+        stateRows,       stateWarps, stagedStateStores, compactVectorOutput,
+        precomputeGates, fusedChunks};
     return chooseRecurrentConfig(qt.getDimSize(3), vt.getDimSize(3), op.getGateKind(),
                                  qt.getElementTypeBitWidth() / 8, target, request);
   }
@@ -241,6 +242,11 @@ struct ConvertAttnToTilePass : public metaattn::impl::ConvertAttnToTileBase<Conv
           unsigned numOperands = recurrent->getNumOperands();
           SmallVector<std::string> operands(step.bindings.begin(),
                                             step.bindings.begin() + numOperands);
+          if (count == 1) {
+            // Fused: the operands, the output and the final state.
+            record(built->front(), step.bindings);
+            continue;
+          }
           if (count == 3) {
             operands.push_back("temp:" + std::to_string(nextTemp++));
             record(built->front(), operands);

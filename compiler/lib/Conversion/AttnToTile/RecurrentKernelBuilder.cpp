@@ -26,6 +26,11 @@
 // in the decay pass; positions past the sequence or the head dims are forced to zero, so any
 // length works. Inputs the modifiers read per block are read once, per token once per row.
 //
+// With RecurrentTileConfig::fused (scalar gates or none) one kernel does both: a block per
+// (value tile, head, batch) walks the chunks keeping its columns of the whole state in
+// registers (one f32 fragment per key tile) and a 16-bit copy of them in shared memory, from
+// which each chunk's Q S is computed before the update; no chunk state reaches global memory.
+//
 //===----------------------------------------------------------------------===//
 
 #include "TileIRBuilder.h"
@@ -47,9 +52,10 @@ public:
   RecurrentBuilder(OpBuilder &b, attn::RecurrentOp op, const RecurrentTileConfig &config)
       : TileIRBuilder(b, op.getLoc()), op(op), cfg(config) {}
 
-  /// The states kernel (`output` false) or the output kernel; with `gatesOnly`, the gates
-  /// kernel of precomputed gates.
-  FailureOr<KernelOp> build(StringRef name, bool output, bool gatesOnly = false);
+  enum class Role { States, Output, Gates, Fused };
+  /// One of the kernels: the chunk states, the outputs from them, the gates kernel of
+  /// precomputed gates, or the fused kernel (RecurrentTileConfig::fused) that does both.
+  FailureOr<KernelOp> build(StringRef name, Role role);
 
 private:
   Value expF(Value x) { return b.create<math::ExpOp>(loc, x); }
@@ -91,9 +97,20 @@ private:
   void accumulateKeyTile(Value keyOffset);
   void finishChunk(Value t0);
   void updateState(Value t0);
+  /// `frag` (key rows from `row0`, the block's value columns) from the initial state, zero
+  /// past the head dims, or zero without one.
+  void initState(Value frag, Value row0);
+  /// The loop over the chunks (cfg.stages), after scanning a constant per-head gate once
+  /// (`constantGates`: then not per chunk).
+  PipelinedOp beginChunkLoop(bool &constantGates);
   void buildStatesBody();
   void buildOutputBody();
   void buildGatesBody();
+  /// The fused kernel: scalar or no gates, the state in registers a key tile at a time.
+  void buildFusedBody();
+  /// Fused kernel, scalar gates: V̂ = V ⊙ exp(G_last - G_j) into vhS and the state decayed by
+  /// exp(G_last), ahead of the update.
+  void decayForUpdate(Value t0);
 
   attn::RecurrentOp op;
   RecurrentTileConfig cfg;
@@ -103,6 +120,8 @@ private:
   bool vectorGate = false, hasGate = false;
 
   bool outputKernel = false;
+  /// The fused kernel (also an output kernel: it reads q and writes o).
+  bool fusedKernel = false;
   /// The gates kernel (cfg.precomputeGates); whether this kernel reads the cumulative gates it
   /// wrote instead of the raw ones.
   bool gatesKernel = false, readsCumGates = false, precomputedGates = false;
@@ -127,6 +146,15 @@ private:
   /// Vector gates, output kernel: the diagonal sub-chunks' scores, [chunk, sub] (f32), row i
   /// and column j - (first row of i's sub-chunk).
   Value diagS;
+  /// Fused kernel: per key tile of blockK columns, Q's and K's slices of the chunk, the
+  /// state's rows (f32 fragments) and their 16-bit copy that the output gemm reads; the
+  /// decayed V of the update (scalar gates; V itself otherwise).
+  SmallVector<Value> qTiles, kTiles, stateFrags, stateTiles;
+  Value vhS;
+  /// Whether this kernel writes the final state: the states kernel or the fused one.
+  bool writesFinalState() {
+    return op.getFinalState() && !gatesKernel && (!outputKernel || fusedKernel);
+  }
   /// Rows of a sub-chunk (vector gates): a quarter of the chunk.
   int64_t sub = 16;
   /// Output kernel, scalar or no gates: q_mod is a row factor applied to the output rows.
@@ -494,26 +522,34 @@ void RecurrentBuilder::updateState(Value t0) {
                    /*transpose_a=*/true);
 }
 
-void RecurrentBuilder::buildStatesBody() {
-  // S starts from the initial state (zero past the head dims) or zero.
-  Type f32Type = b.getF32Type();
-  if (initParam) {
-    SmallVector<Value> ivs;
-    ParallelOp par = beginParallel({keyCols, blockV}, ivs);
-    Value s = b.create<ReadOp>(loc, f32Type, initParam,
-                               ValueRange{batch, head, add(k0, ivs[0]), add(v0, ivs[1])});
-    store(s, state, ivs);
-    endParallel(par);
-  } else {
-    b.create<FillOp>(loc, state, f32(0.0));
+void RecurrentBuilder::initState(Value frag, Value row0) {
+  if (!initParam) {
+    b.create<FillOp>(loc, frag, f32(0.0));
+    return;
   }
+  SmallVector<Value> ivs;
+  ParallelOp par = beginParallel({keyCols, blockV}, ivs);
+  Value s = b.create<ReadOp>(loc, b.getF32Type(), initParam,
+                             ValueRange{batch, head, add(row0, ivs[0]), add(v0, ivs[1])});
+  store(s, frag, ivs);
+  endParallel(par);
+}
+
+PipelinedOp RecurrentBuilder::beginChunkLoop(bool &constantGates) {
   // A constant per-head gate without gate_mod gives every chunk the same cumulative decay,
   // (i + 1) log α: scanned once here (rows past a short sequence masked), not per chunk.
-  bool constantGates = kind == GateKind::head && op.getGateMod().empty();
+  constantGates = kind == GateKind::head && op.getGateMod().empty();
   if (constantGates)
     loadGates(idx(0));
   Value chunks = b.create<arith::CeilDivSIOp>(loc, seqLen, idx(chunk));
-  auto loop = b.create<PipelinedOp>(loc, idx(0), chunks, cfg.stages);
+  return b.create<PipelinedOp>(loc, idx(0), chunks, cfg.stages);
+}
+
+void RecurrentBuilder::buildStatesBody() {
+  // S starts from the initial state (zero past the head dims) or zero.
+  initState(state, k0);
+  bool constantGates = false;
+  auto loop = beginChunkLoop(constantGates);
   {
     OpBuilder::InsertionGuard guard(b);
     Value j = loop.getInductionVar();
@@ -597,6 +633,86 @@ void RecurrentBuilder::buildGatesBody() {
                    b.getDenseI64ArrayAttr({1, 3}), false);
 }
 
+void RecurrentBuilder::decayForUpdate(Value t0) {
+  // As updateState, into a tile of its own (the output gemm still reads V): rows past the
+  // sequence are zero in V and their exponent is replaced by 0 so that it cannot overflow.
+  Value last = b.create<arith::MinSIOp>(loc, idx(chunk - 1), subI(subI(seqLen, t0), idx(1)));
+  SmallVector<Value> ivs;
+  ParallelOp par = beginParallel({chunk, blockV}, ivs);
+  Value exponent = subF(logDecay(last, Value()), logDecay(ivs[0], Value()));
+  exponent = select(lessThan(add(t0, ivs[0]), seqLen), exponent, f32(0.0));
+  store(toElt(mulF(toF32(load(vS, ivs)), expF(exponent))), vhS, ivs);
+  endParallel(par);
+  for (Value frag : stateFrags) {
+    SmallVector<Value> sivs;
+    ParallelOp spar = beginParallel({keyCols, blockV}, sivs);
+    store(mulF(load(frag, sivs), expF(logDecay(last, Value()))), frag, sivs);
+    endParallel(spar);
+  }
+}
+
+void RecurrentBuilder::buildFusedBody() {
+  // One value tile of one head walks the chunks: the state's rows stay in registers (a
+  // fragment per key tile, each a gemm accumulator of 16 rows per warp) and are copied to
+  // 16-bit shared tiles after each update, which the next chunk's (Q ⊙ ...) S gemm reads. The
+  // chunk's Q Kᵀ, Q S and the update are issued together; V̂ (scalar gates) gets a tile of
+  // its own because P V still reads V.
+  for (auto [k, frag] : llvm::enumerate(stateFrags)) {
+    initState(frag, idx(static_cast<int64_t>(k) * keyCols));
+    b.create<CopyOp>(loc, frag, ValueRange{}, stateTiles[k], ValueRange{}, nullptr, false);
+  }
+  bool constantGates = false;
+  auto loop = beginChunkLoop(constantGates);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    Value j = loop.getInductionVar();
+    b.setInsertionPoint(loop.getBody().front().getTerminator());
+    Value t0 = mul(j, idx(chunk));
+    auto dims = b.getDenseI64ArrayAttr({1, 3});
+    for (auto [k, tile] : llvm::enumerate(qTiles)) {
+      Value col = idx(static_cast<int64_t>(k) * keyCols);
+      b.create<CopyOp>(loc, qParam, ValueRange{batch, t0, qkHead, col}, tile, ValueRange{}, dims,
+                       false);
+      b.create<CopyOp>(loc, kParam, ValueRange{batch, t0, qkHead, col}, kTiles[k], ValueRange{},
+                       dims, false);
+    }
+    b.create<CopyOp>(loc, vParam, ValueRange{batch, t0, head, v0}, vS, ValueRange{}, dims, false);
+    copyChunkVectors(t0, /*async=*/false);
+    if (hasGate && !constantGates)
+      loadGates(t0);
+    for (auto [k, tile] : llvm::enumerate(qTiles)) {
+      qS = tile;
+      kS = kTiles[k];
+      applyModifiers(t0, idx(static_cast<int64_t>(k) * keyCols), /*keys=*/true,
+                     /*values=*/k == 0);
+    }
+    if (hasGate) {
+      decayForUpdate(t0);
+      b.create<BarrierOp>(loc);
+    }
+    b.create<FillOp>(loc, scores, f32(0.0));
+    b.create<FillOp>(loc, out, f32(0.0));
+    for (auto [k, tile] : llvm::enumerate(qTiles)) {
+      b.create<GemmOp>(loc, tile, kTiles[k], scores, /*transpose_b=*/true);
+      b.create<GemmOp>(loc, tile, stateTiles[k], out, /*transpose_b=*/false);
+    }
+    for (auto [k, frag] : llvm::enumerate(stateFrags))
+      b.create<GemmOp>(loc, kTiles[k], vhS, frag, /*transpose_b=*/false, /*async=*/false,
+                       /*transpose_a=*/true);
+    finishChunk(t0);
+    b.create<CopyOp>(loc, out, ValueRange{}, oParam, ValueRange{batch, t0, head, v0}, dims, false);
+    // Every warp is done reading the state tiles before they take the new state.
+    b.create<BarrierOp>(loc);
+    for (auto [k, frag] : llvm::enumerate(stateFrags))
+      b.create<CopyOp>(loc, frag, ValueRange{}, stateTiles[k], ValueRange{}, nullptr, false);
+  }
+  if (finalParam)
+    for (auto [k, frag] : llvm::enumerate(stateFrags))
+      b.create<CopyOp>(loc, frag, ValueRange{}, finalParam,
+                       ValueRange{batch, head, idx(static_cast<int64_t>(k) * keyCols), v0},
+                       b.getDenseI64ArrayAttr({2, 3}), false);
+}
+
 void RecurrentBuilder::declareParams(KernelOp kernel) {
   SmallVector<std::pair<std::string, SmallVector<StringRef>>> described = {
       {"q", {"B", "S", "Hqk", "Dk"}}, {"k", {"B", "S", "Hqk", "Dk"}}, {"v", {"B", "S", "H", "Dv"}}};
@@ -622,11 +738,11 @@ void RecurrentBuilder::declareParams(KernelOp kernel) {
     described.push_back({"cum_gates", {"B", "S", "H", "Dk_padded"}});
   // The states entering each chunk: [B, H, ceil(S / chunk), padded Dk, Dv].
   std::string chunks = "S/" + std::to_string(chunk);
-  if (!gatesKernel)
+  if (!gatesKernel && !fusedKernel)
     described.push_back({"chunk_states", {"B", "H", chunks, "Dk_padded", "Dv"}});
   if (outputKernel)
     described.push_back({"o", {"B", "S", "H", "Dv"}});
-  else if (op.getFinalState())
+  if (writesFinalState())
     described.push_back({"final_state", {"B", "H", "Dk", "Dv"}});
   SmallVector<Attribute> symbolAttrs;
   for (auto [i, entry] : llvm::enumerate(described)) {
@@ -638,11 +754,15 @@ void RecurrentBuilder::declareParams(KernelOp kernel) {
   }
   kernel->setAttr("tile.dim_symbols", b.getArrayAttr(symbolAttrs));
   // Written: the cumulative gates by the gates kernel, the chunk states by the states kernel
-  // (with the final state), o by the output kernel.
+  // (with the final state), o by the output kernel, o and the final state by the fused one.
   int64_t statesIndex = op->getNumOperands() + (precomputedGates ? 1 : 0);
   SmallVector<int64_t> outputs;
   if (gatesKernel) {
     outputs.push_back(op->getNumOperands());
+  } else if (fusedKernel) {
+    outputs.push_back(op->getNumOperands());
+    if (op.getFinalState())
+      outputs.push_back(op->getNumOperands() + 1);
   } else if (outputKernel) {
     outputs.push_back(statesIndex + 1);
   } else {
@@ -653,8 +773,11 @@ void RecurrentBuilder::declareParams(KernelOp kernel) {
   kernel->setAttr("tile.outputs", b.getDenseI64ArrayAttr(outputs));
 }
 
-FailureOr<KernelOp> RecurrentBuilder::build(StringRef name, bool output, bool gatesOnly) {
-  outputKernel = output && !gatesOnly;
+FailureOr<KernelOp> RecurrentBuilder::build(StringRef name, Role role) {
+  bool gatesOnly = role == Role::Gates;
+  fusedKernel = role == Role::Fused;
+  bool output = role == Role::Output || fusedKernel;
+  outputKernel = output;
   gatesKernel = gatesOnly;
   blockV = output ? cfg.outputBlockV : cfg.blockV;
   keyCols = output ? cfg.blockK : cfg.stateRows;
@@ -680,6 +803,9 @@ FailureOr<KernelOp> RecurrentBuilder::build(StringRef name, bool output, bool ga
   if (gatesKernel && !precomputed)
     return op.emitOpError() << "a gates kernel needs vector gates and precompute-gates";
   readsCumGates = precomputed && !gatesKernel;
+  if (fusedKernel && vectorGate)
+    return op.emitOpError() << "the fused chunk kernel takes scalar gates or none; vector "
+                               "gates (GLA) need the states and output kernels";
   if (gatesKernel)
     gateCols = cfg.paddedKeyDim;
   if (chunk % (16 * cfg.warps) != 0 || cfg.paddedKeyDim % (16 * cfg.warps) != 0 ||
@@ -710,26 +836,26 @@ FailureOr<KernelOp> RecurrentBuilder::build(StringRef name, bool output, bool ga
   };
   int64_t dk = cfg.paddedKeyDim, bv = blockV;
   int64_t valueTiles = (valueDim + bv - 1) / bv;
-  int64_t keyTiles = outputKernel ? 1 : dk / keyCols;
+  int64_t keyTiles = dk / keyCols;
   SmallVector<Type> params;
   for (Value operand : op->getOperands())
     params.push_back(toGlobal(operand.getType()));
   if (precomputed)
     params.push_back(GlobalTensorType::get(
         b.getContext(), {ShapedType::kDynamic, ShapedType::kDynamic, heads, dk}, b.getF32Type()));
-  if (!gatesKernel)
+  if (!gatesKernel && !fusedKernel)
     params.push_back(GlobalTensorType::get(
         b.getContext(), {ShapedType::kDynamic, heads, ShapedType::kDynamic, dk, valueDim}, elt));
   if (outputKernel)
     params.push_back(toGlobal(op.getOutput().getType()));
-  else if (op.getFinalState())
+  if (writesFinalState())
     params.push_back(toGlobal(op.getFinalState().getType()));
   // Grid: states (key tiles × value tiles, heads, batch); output (chunks, heads × value
-  // tiles, batch).
-  // Grid: states (key tiles × value tiles, heads, batch); output (chunks, heads × value
-  // tiles, batch); gates (chunks, heads, batch).
+  // tiles, batch); gates (chunks, heads, batch); fused (value tiles, heads, batch: the blocks
+  // of one head, which read the same q and k, run side by side).
   SmallVector<int64_t> grid =
       gatesKernel    ? SmallVector<int64_t>{0, 1, chunk, -1, 0, heads, 0, 0, 1}
+      : fusedKernel  ? SmallVector<int64_t>{-1, 0, valueTiles, -1, 0, heads, 0, 0, 1}
       : outputKernel ? SmallVector<int64_t>{0, 1, chunk, -1, 0, heads * valueTiles, 0, 0, 1}
                      : SmallVector<int64_t>{-1, 0, keyTiles * valueTiles, -1, 0, heads, 0, 0, 1};
   auto kernel =
@@ -759,17 +885,21 @@ FailureOr<KernelOp> RecurrentBuilder::build(StringRef name, bool output, bool ga
     inputParams.push_back(entry->getArgument(next++));
   if (precomputed)
     cumGatesParam = entry->getArgument(next++);
-  if (!gatesKernel)
+  if (!gatesKernel && !fusedKernel)
     statesParam = entry->getArgument(next++);
   if (outputKernel)
     oParam = entry->getArgument(next++);
-  else if (!gatesKernel && op.getFinalState())
+  if (writesFinalState())
     finalParam = entry->getArgument(next++);
 
   Value vTile;
   if (gatesKernel) {
     head = b.create<BlockIdOp>(loc, b.getIndexType(), 1);
     vTile = idx(0);
+    k0 = idx(0);
+  } else if (fusedKernel) {
+    vTile = b.create<BlockIdOp>(loc, b.getIndexType(), 0);
+    head = b.create<BlockIdOp>(loc, b.getIndexType(), 1);
     k0 = idx(0);
   } else if (outputKernel) {
     Value y = b.create<BlockIdOp>(loc, b.getIndexType(), 1);
@@ -793,11 +923,19 @@ FailureOr<KernelOp> RecurrentBuilder::build(StringRef name, bool output, bool ga
   seqLen = b.create<DimOp>(loc, b.getIndexType(), qParam, 1);
 
   Type f32Type = b.getF32Type();
-  if (!gatesKernel) {
+  if (fusedKernel) {
+    for (int64_t k = 0; k < keyTiles; ++k) {
+      qTiles.push_back(alloc({chunk, keyCols}, elt, MemorySpace::shared));
+      kTiles.push_back(alloc({chunk, keyCols}, elt, MemorySpace::shared));
+      stateTiles.push_back(alloc({keyCols, bv}, elt, MemorySpace::shared));
+    }
+    vS = alloc({chunk, bv}, elt, MemorySpace::shared);
+    vhS = hasGate ? alloc({chunk, bv}, elt, MemorySpace::shared) : vS;
+  } else if (!gatesKernel) {
     kS = alloc({chunk, keyCols}, elt, MemorySpace::shared);
     vS = alloc({chunk, bv}, elt, MemorySpace::shared);
   }
-  if (outputKernel) {
+  if (outputKernel && !fusedKernel) {
     qS = alloc({chunk, keyCols}, elt, MemorySpace::shared);
     stateS = alloc({keyCols, bv}, elt, MemorySpace::shared);
     if (vectorGate) {
@@ -832,6 +970,13 @@ FailureOr<KernelOp> RecurrentBuilder::build(StringRef name, bool output, bool ga
   }
   if (gatesKernel) {
     buildGatesBody();
+  } else if (fusedKernel) {
+    scores = alloc({chunk, chunk}, f32Type, MemorySpace::fragment);
+    probs = alloc({chunk, chunk}, elt, MemorySpace::fragment);
+    out = alloc({chunk, bv}, f32Type, MemorySpace::fragment);
+    for (int64_t k = 0; k < keyTiles; ++k)
+      stateFrags.push_back(alloc({keyCols, bv}, f32Type, MemorySpace::fragment));
+    buildFusedBody();
   } else if (outputKernel) {
     scores = alloc({chunk, chunk}, f32Type, MemorySpace::fragment);
     probs = alloc({chunk, chunk}, elt, MemorySpace::fragment);
@@ -948,6 +1093,32 @@ static RecurrentTileConfig chooseForChunk(int64_t keyDim, int64_t valueDim, attn
   return cfg;
 }
 
+/// The fused kernel's config from the two-kernel one (its chunk, warps and key tiles), or
+/// none where the state's columns would not fit the registers (more than 128 per thread: a
+/// key dim over 256 at 64 value columns and four warps) or the tiles the shared memory.
+static std::optional<RecurrentTileConfig> chooseFused(RecurrentTileConfig cfg, int64_t valueDim,
+                                                      attn::GateKind gate, int64_t elementBytes,
+                                                      const TargetDesc &target,
+                                                      const RecurrentTileRequest &request) {
+  cfg.fused = true;
+  cfg.stageStates = cfg.compactVectorOutput = cfg.precomputeGates = false;
+  // 64 value columns: the narrowest tile wgmma's shared B operand takes (128-byte rows).
+  int64_t paddedValue = (valueDim + 15) / 16 * 16;
+  cfg.outputBlockV = request.blockV ? request.blockV : std::min<int64_t>(paddedValue, 64);
+  cfg.blockV = cfg.outputBlockV;
+  cfg.stages = request.stages ? request.stages : 2;
+  while (!request.stages && cfg.stages > 1 &&
+         cfg.sharedBytes(elementBytes, gate, /*output=*/true) > target.sharedBytesPerBlock)
+    --cfg.stages;
+  int64_t bytes = cfg.sharedBytes(elementBytes, gate, /*output=*/true);
+  if (bytes > target.sharedBytesPerBlock ||
+      cfg.paddedKeyDim * cfg.outputBlockV > 128 * 32 * cfg.warps)
+    return std::nullopt;
+  cfg.outputBlocksPerSm =
+      std::clamp<int64_t>((target.sharedBytesPerBlock + 1024) / (bytes + 3072), 1, 2);
+  return cfg;
+}
+
 RecurrentTileConfig metaattn::chooseRecurrentConfig(int64_t keyDim, int64_t valueDim,
                                                     attn::GateKind gate, int64_t elementBytes,
                                                     const TargetDesc &target,
@@ -967,11 +1138,25 @@ RecurrentTileConfig metaattn::chooseRecurrentConfig(int64_t keyDim, int64_t valu
     smaller.warps = cfg.warps / 2;
     cfg = chooseForChunk(keyDim, valueDim, gate, elementBytes, target, smaller);
   }
+  if (request.fusedChunks && gate != attn::GateKind::vector)
+    if (std::optional<RecurrentTileConfig> fused =
+            chooseFused(cfg, valueDim, gate, elementBytes, target, request))
+      return *fused;
   return cfg;
 }
 
 int64_t RecurrentTileConfig::sharedBytes(int64_t elementBytes, attn::GateKind gate,
                                          bool output) const {
+  // Fused: Q's and K's slices of the chunk and V per stage (with per-token gates), the
+  // state's 16-bit copy, and the decayed V of scalar gates.
+  if (fused && output) {
+    int64_t perStage = (2 * chunk * paddedKeyDim + chunk * outputBlockV) * elementBytes +
+                       (gate == attn::GateKind::token ? chunk * 4 : 0);
+    int64_t once = paddedKeyDim * outputBlockV * elementBytes +
+                   (gate != attn::GateKind::none ? chunk * outputBlockV * elementBytes : 0) +
+                   (gate == attn::GateKind::head ? chunk * 4 : 0);
+    return perStage * stages + once;
+  }
   int64_t gates = gate == attn::GateKind::vector ? chunk * (output ? paddedKeyDim : stateRows) * 4
                   : gate != attn::GateKind::none ? chunk * 4
                                                  : 0;
@@ -995,6 +1180,8 @@ int64_t RecurrentTileConfig::sharedBytes(int64_t elementBytes, attn::GateKind ga
 }
 
 int64_t metaattn::recurrentKernelCount(attn::RecurrentOp op, const RecurrentTileConfig &config) {
+  if (config.fused)
+    return 1;
   return config.precomputeGates && op.getGateKind() == GateKind::vector ? 3 : 2;
 }
 
@@ -1007,9 +1194,12 @@ metaattn::buildRecurrentKernels(OpBuilder &builder, attn::RecurrentOp op,
   OpBuilder::InsertionGuard guard(builder);
   SmallVector<KernelOp> kernels;
   for (int64_t i = 0; i < count; ++i) {
-    bool gatesOnly = count == 3 && i == 0, output = i == count - 1;
-    FailureOr<KernelOp> kernel =
-        RecurrentBuilder(builder, op, config).build(names[i], output, gatesOnly);
+    using Role = RecurrentBuilder::Role;
+    Role role = config.fused           ? Role::Fused
+                : count == 3 && i == 0 ? Role::Gates
+                : i == count - 1       ? Role::Output
+                                       : Role::States;
+    FailureOr<KernelOp> kernel = RecurrentBuilder(builder, op, config).build(names[i], role);
     if (failed(kernel))
       return failure();
     builder.setInsertionPointAfter(*kernel);

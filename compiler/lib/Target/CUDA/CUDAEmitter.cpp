@@ -213,6 +213,12 @@ LogicalResult Printer::printCopy(CopyOp op) {
              << ");\n";
     return success();
   }
+  if (isFragment(op.getSource().getType()) && isShared(op.getDest().getType()) &&
+      cast<MemRefType>(op.getSource().getType()).getRank() == 2) {
+    line() << ns << "warp::storeFrag(" << name(op.getDest()) << ", " << name(op.getSource())
+           << ");\n";
+    return success();
+  }
   if (isShared(op.getSource().getType()) && isFragment(op.getDest().getType())) {
     line() << ns << "warp::loadFrag(" << name(op.getDest()) << ", " << name(op.getSource())
            << ");\n";

@@ -78,14 +78,29 @@ struct TileUseWgmmaPass : public metaattn::tile::impl::TileUseWgmmaBase<TileUseW
     kernel.walk([&](Block *block) { issueTogether(*block); });
   }
 
-  /// Adjacent wgmma gemms into different accumulators, none reading another's, are issued
-  /// back to back and waited for once (`tile.gemm {async}` ... `tile.gemm_wait 0`): one
-  /// round trip to the tensor cores instead of one per gemm.
+  /// Adjacent wgmma gemms, none reading another's accumulator, are issued back to back and
+  /// waited for once (`tile.gemm {async}` ... `tile.gemm_wait`): one round trip to the tensor
+  /// cores instead of one per gemm. Gemms into the same accumulator may share a run: wgmma
+  /// orders accesses to one accumulator by instructions of one shape (the PTX ISA's
+  /// wgmma.fence rules), as for the k-steps inside a gemm.
   static void issueTogether(Block &block) {
     SmallVector<GemmOp> run;
     auto flush = [&] {
-      if (run.size() >= 2)
-        issueAsyncThenWait(run, run.back());
+      if (run.size() >= 2) {
+        auto [pending, sync] = deferrable(run);
+        issueAsyncThenWait(run, run.back(), pending);
+        if (pending) {
+          // The synchronous gemm's wait completes the deferred gemms too; this one fences
+          // their accumulators' registers behind it (it has nothing left to wait for).
+          SmallVector<Value> rest;
+          for (GemmOp gemm : ArrayRef<GemmOp>(run).take_back(pending))
+            if (!llvm::is_contained(rest, gemm.getC()))
+              rest.push_back(gemm.getC());
+          OpBuilder b(sync);
+          b.setInsertionPointAfter(sync);
+          b.create<GemmWaitOp>(sync->getLoc(), 0, rest);
+        }
+      }
       run.clear();
     };
     for (Operation &op : llvm::make_early_inc_range(block)) {
@@ -93,8 +108,8 @@ struct TileUseWgmmaPass : public metaattn::tile::impl::TileUseWgmmaBase<TileUseW
       bool joins = gemm && gemm->hasAttr(kWgmmaAttr) && !gemm.getAsync() &&
                    llvm::none_of(run, [&](GemmOp earlier) {
                      Value c = earlier.getC();
-                     return c == gemm.getC() || c == gemm.getA() || c == gemm.getB() ||
-                            gemm.getC() == earlier.getA() || gemm.getC() == earlier.getB();
+                     return c == gemm.getA() || c == gemm.getB() || gemm.getC() == earlier.getA() ||
+                            gemm.getC() == earlier.getB();
                    });
       if (!joins)
         flush();
@@ -103,17 +118,68 @@ struct TileUseWgmmaPass : public metaattn::tile::impl::TileUseWgmmaBase<TileUseW
     }
     flush();
   }
+
+  /// How many gemms at the end of `run` may stay in flight after its wait, and the
+  /// synchronous wgmma gemm further down the block whose wait completes them: those whose
+  /// accumulators no op touches before it (nor it), and whose shared operands nothing
+  /// writes, nor reads them. They then overlap that stretch (the fused linear kernel's state
+  /// update runs during the chunk's element-wise output work). None when no such gemm
+  /// follows before another gemm, wait or the block's end.
+  static std::pair<unsigned, Operation *> deferrable(ArrayRef<GemmOp> run) {
+    Operation *sync = run.back()->getNextNode();
+    SmallVector<Operation *> window;
+    for (; sync; sync = sync->getNextNode()) {
+      auto gemm = dyn_cast<GemmOp>(sync);
+      if (gemm && gemm->hasAttr(kWgmmaAttr) && !gemm.getAsync())
+        break;
+      if (isa<GemmOp, GemmWaitOp>(sync) || sync->hasTrait<OpTrait::IsTerminator>())
+        return {0, nullptr};
+      window.push_back(sync);
+    }
+    if (!sync)
+      return {0, nullptr};
+    auto syncGemm = cast<GemmOp>(sync);
+    auto usedInWindow = [&](Value buffer) {
+      for (Operation *w : window) {
+        WalkResult found = w->walk([&](Operation *inner) {
+          return llvm::is_contained(inner->getOperands(), buffer) ? WalkResult::interrupt()
+                                                                  : WalkResult::advance();
+        });
+        if (found.wasInterrupted())
+          return true;
+      }
+      return false;
+    };
+    unsigned deferred = 0;
+    for (GemmOp gemm : llvm::reverse(run)) {
+      Value c = gemm.getC();
+      bool sharesC = llvm::any_of(run.drop_back(deferred + 1),
+                                  [&](GemmOp other) { return other.getC() == c; });
+      bool syncUses = llvm::is_contained(sync->getOperands(), c) ||
+                      syncGemm.getC() == gemm.getA() || syncGemm.getC() == gemm.getB();
+      if (sharesC || syncUses || usedInWindow(c) || usedInWindow(gemm.getA()) ||
+          usedInWindow(gemm.getB()))
+        break;
+      ++deferred;
+    }
+    if (deferred == run.size())
+      deferred = 0;
+    return {deferred, deferred ? sync : nullptr};
+  }
 };
 
 } // namespace
 
-GemmWaitOp metaattn::tile::issueAsyncThenWait(ArrayRef<GemmOp> gemms, Operation *after) {
+GemmWaitOp metaattn::tile::issueAsyncThenWait(ArrayRef<GemmOp> gemms, Operation *after,
+                                              unsigned pending) {
   SmallVector<Value> accumulators;
-  for (GemmOp gemm : gemms) {
+  for (size_t i = 0; i < gemms.size(); ++i) {
+    GemmOp gemm = gemms[i];
     gemm.setAsync(true);
-    accumulators.push_back(gemm.getC());
+    if (i + pending < gemms.size() && !llvm::is_contained(accumulators, gemm.getC()))
+      accumulators.push_back(gemm.getC());
   }
   OpBuilder b(after->getContext());
   b.setInsertionPointAfter(after);
-  return b.create<GemmWaitOp>(after->getLoc(), 0, accumulators);
+  return b.create<GemmWaitOp>(after->getLoc(), pending, accumulators);
 }

@@ -96,10 +96,18 @@ struct RecurrentTileConfig {
   bool precomputeGates = false;
   /// Blocks per multiprocessor each kernel is compiled for (registers capped to allow them).
   int64_t statesBlocksPerSm = 1, outputBlocksPerSm = 1;
+  /// One kernel instead of the states and output kernels (scalar gates or none): a block per
+  /// (value tile, head, batch) walks the chunks with its columns of the state in registers,
+  /// the whole key dim of them (paddedKeyDim / blockK fragments of blockK x outputBlockV), and
+  /// writes each chunk's output; the chunk states never reach global memory. Its loop runs
+  /// `stages` stages of the chunk's Q, K and V; outputBlocksPerSm is its blocks per
+  /// multiprocessor.
+  bool fused = false;
   /// Vector gates: the output kernel splits a chunk into this many sub-chunks; only the
   /// diagonal ones are computed element-wise, the rest by gemms.
   static constexpr int64_t kSubChunks = 4;
-  /// Shared memory of the output kernel (`output`) or of the states kernel.
+  /// Shared memory of the output kernel (`output`; the fused kernel when `fused`) or of the
+  /// states kernel.
   int64_t sharedBytes(int64_t elementBytes, attn::GateKind gate, bool output) const;
 };
 
@@ -116,6 +124,10 @@ struct RecurrentTileRequest {
   /// Ask for RecurrentTileConfig::precomputeGates (vector gates only; on by default: 7-8%
   /// faster for GLA on the H200, benchmarks/RESULTS.md, twelfth session).
   bool precomputeGates = true;
+  /// Ask for RecurrentTileConfig::fused: granted for scalar gates or none where the state's
+  /// columns fit a block's registers (the padded key dim times the value tile over the
+  /// threads at most 128 per thread) and the tiles its shared memory.
+  bool fusedChunks = false;
 };
 
 /// The chunk config of a recurrent op with these head dims and gate kind on `target`; the
@@ -124,7 +136,8 @@ RecurrentTileConfig chooseRecurrentConfig(int64_t keyDim, int64_t valueDim, attn
                                           int64_t elementBytes, const TargetDesc &target,
                                           const RecurrentTileRequest &request = {});
 
-/// The kernels of the chunked algorithm of `op`, in launch order: with
+/// The kernels of the chunked algorithm of `op`, in launch order: the fused kernel alone
+/// (`config.fused`: the op's operands, then the output and the final state), or: with
 /// `config.precomputeGates` (vector gates) a gates kernel, then the states kernel and the output
 /// kernel. Each takes the op's operands; then, with precomputed gates, the cumulative log-gates,
 /// [B, S, H, padded Dk] f32, which the gates kernel writes; then (states and output kernels) a
@@ -136,7 +149,7 @@ mlir::FailureOr<llvm::SmallVector<tile::KernelOp>>
 buildRecurrentKernels(mlir::OpBuilder &builder, attn::RecurrentOp op,
                       llvm::ArrayRef<std::string> names, const RecurrentTileConfig &config);
 
-/// How many kernels buildRecurrentKernels makes for `op` under `config` (2 or 3).
+/// How many kernels buildRecurrentKernels makes for `op` under `config` (1 when fused, 2 or 3).
 int64_t recurrentKernelCount(attn::RecurrentOp op, const RecurrentTileConfig &config);
 
 /// Builds the tile.kernel of one attn.combine: blocks of `config.blockM` query rows and

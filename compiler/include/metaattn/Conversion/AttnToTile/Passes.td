@@ -55,6 +55,9 @@ def ConvertAttnToTile : Pass<"convert-attn-to-tile", "::mlir::ModuleOp"> {
     Option<"precomputeGates", "precompute-gates", "bool", "true",
            "attn.recurrent with vector gates: a gates kernel writes the cumulative log-gates "
            "once; the states and output kernels read them">,
+    Option<"fusedChunks", "fused-chunks", "bool", "false",
+           "attn.recurrent with scalar gates or none: one kernel keeps the state on chip "
+           "instead of writing every chunk's state for an output kernel">,
     Option<"warpSpecialize", "warp-specialize", "bool", "true",
            "the kernels will be warp-specialised where they fit (tile-warp-specialize): the "
            "tile sizes measured with a TMA producer">,

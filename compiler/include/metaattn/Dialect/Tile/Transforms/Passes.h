@@ -19,9 +19,11 @@ constexpr llvm::StringLiteral kPipelinePlannedAttr = "tile.pipeline_planned";
 /// Whether `target` (e.g. "sm_90a") has the warpgroup wgmma instructions.
 inline bool targetHasWgmma(llvm::StringRef target) { return target == "sm_90a"; }
 
-/// Makes `gemms` (wgmma gemms, in issue order) async and waits for all of them with one
-/// `tile.gemm_wait 0` placed right after `after`; returns the wait.
-GemmWaitOp issueAsyncThenWait(llvm::ArrayRef<GemmOp> gemms, mlir::Operation *after);
+/// Makes `gemms` (wgmma gemms, in issue order) async and waits for them with one
+/// `tile.gemm_wait` placed right after `after`: for all of them, or with `pending` > 0 for all
+/// but the last `pending` (which the caller must wait for later); returns the wait.
+GemmWaitOp issueAsyncThenWait(llvm::ArrayRef<GemmOp> gemms, mlir::Operation *after,
+                              unsigned pending = 0);
 
 } // namespace metaattn::tile
 
