@@ -173,19 +173,31 @@ TEST(RecurrentConfigTest, FusedChunksWhereTheStateFitsTheRegisters) {
   // Off unless asked for.
   EXPECT_FALSE(chooseRecurrentConfig(256, 512, attn::GateKind::head, 2, hopper).fused);
   // RetNet 6.7B (256/512): 64 value columns of all 256 key rows over four warps are 128
-  // registers per thread; two stages of Q, K and V fit one block.
+  // registers per thread; one stage with V̂ written over V fits two blocks per
+  // multiprocessor, where two stages (or V̂ apart) fit one.
   RecurrentTileConfig retnet =
       chooseRecurrentConfig(256, 512, attn::GateKind::head, 2, hopper, request);
   EXPECT_TRUE(retnet.fused);
   EXPECT_EQ(retnet.outputBlockV, 64);
-  EXPECT_EQ(retnet.stages, 2);
-  EXPECT_EQ(retnet.outputBlocksPerSm, 1);
-  EXPECT_LE(retnet.sharedBytes(2, attn::GateKind::head, /*output=*/true),
-            hopper.sharedBytesPerBlock);
-  // Mamba2 (128/64, per-token gates): two blocks per multiprocessor.
+  EXPECT_EQ(retnet.stages, 1);
+  EXPECT_TRUE(retnet.decayValuesInPlace);
+  EXPECT_EQ(retnet.outputBlocksPerSm, 2);
+  EXPECT_LE((retnet.sharedBytes(2, attn::GateKind::head, /*output=*/true) + 3072) * 2,
+            hopper.sharedBytesPerBlock + 1024);
+  // Two stages asked for: one block either way, so V̂ keeps its own tile.
+  RecurrentTileRequest twoStages = request;
+  twoStages.stages = 2;
+  RecurrentTileConfig retnet2 =
+      chooseRecurrentConfig(256, 512, attn::GateKind::head, 2, hopper, twoStages);
+  EXPECT_EQ(retnet2.stages, 2);
+  EXPECT_FALSE(retnet2.decayValuesInPlace);
+  EXPECT_EQ(retnet2.outputBlocksPerSm, 1);
+  // Mamba2 (128/64, per-token gates): two stages, V̂ apart, two blocks per multiprocessor.
   RecurrentTileConfig mamba =
       chooseRecurrentConfig(128, 64, attn::GateKind::token, 2, hopper, request);
   EXPECT_TRUE(mamba.fused);
+  EXPECT_EQ(mamba.stages, 2);
+  EXPECT_FALSE(mamba.decayValuesInPlace);
   EXPECT_EQ(mamba.outputBlocksPerSm, 2);
   EXPECT_LE((mamba.sharedBytes(2, attn::GateKind::token, true) + 3072) * 2,
             hopper.sharedBytesPerBlock + 1024);
@@ -197,13 +209,14 @@ TEST(RecurrentConfigTest, FusedChunksWhereTheStateFitsTheRegisters) {
   // registers (512 rows x 64 columns: 256 per thread).
   EXPECT_FALSE(chooseRecurrentConfig(128, 128, attn::GateKind::vector, 2, hopper, request).fused);
   EXPECT_FALSE(chooseRecurrentConfig(512, 64, attn::GateKind::none, 2, hopper, request).fused);
-  // The smaller shared memory of sm_80: one stage at Dk = 128; at Dk = 256 not even one
-  // (Q, K, the state's copy and V̂: 115 KB), so the two kernels stay.
+  // The smaller shared memory of sm_80: at Dk = 128 two stages fit with V̂ in place; at
+  // Dk = 256 not even one stage (Q, K and the state's copy: 107 KB), so the two kernels stay.
   TargetDesc ampere = target("sm_80");
   RecurrentTileConfig small =
       chooseRecurrentConfig(128, 256, attn::GateKind::token, 2, ampere, request);
   EXPECT_TRUE(small.fused);
-  EXPECT_EQ(small.stages, 1);
+  EXPECT_EQ(small.stages, 2);
+  EXPECT_TRUE(small.decayValuesInPlace);
   EXPECT_LE(small.sharedBytes(2, attn::GateKind::token, true), ampere.sharedBytesPerBlock);
   RecurrentTileConfig wide =
       chooseRecurrentConfig(256, 256, attn::GateKind::token, 2, ampere, request);

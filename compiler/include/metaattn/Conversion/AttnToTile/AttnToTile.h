@@ -103,6 +103,10 @@ struct RecurrentTileConfig {
   /// `stages` stages of the chunk's Q, K and V; outputBlocksPerSm is its blocks per
   /// multiprocessor.
   bool fused = false;
+  /// Fused kernel, scalar gates: the update's V̂ = V ⊙ decay overwrites V once P·V has read
+  /// it, instead of a tile of its own written before the chunk's gemms (then the update is
+  /// issued with them and runs during the output's element-wise work).
+  bool decayValuesInPlace = false;
   /// Vector gates: the output kernel splits a chunk into this many sub-chunks; only the
   /// diagonal ones are computed element-wise, the rest by gemms.
   static constexpr int64_t kSubChunks = 4;
