@@ -8,6 +8,11 @@
 // RUN: metaattn-opt %t.mlir --metaattn-lower="fused-chunks=1" | FileCheck %s --check-prefix=INPLACE
 // RUN: metaattn-opt %t.mlir --metaattn-lower="fused-chunks=1 stages=2" | FileCheck %s --check-prefix=APART
 // RUN: metaattn-run %s --device=cpu --fused-chunks --batch=2 --seq-q=70 | FileCheck %s --check-prefix=STATES
+// Mamba2 in fp16 with random A of either sign grows past fp16's range at 130 tokens: an
+// infinity of the oracle's sign where the oracle exceeds 65520 is a match, both kernel forms.
+// RUN: metaattn-variant mamba2_ssd --dim=128 --value-dim=64 --heads=4 --kv-heads=1 --f16 --name=m16 > %t.m16.mlir
+// RUN: metaattn-run %t.m16.mlir --device=cpu --batch=1 --seq-q=130 | FileCheck %s --check-prefix=F16
+// RUN: metaattn-run %t.m16.mlir --device=cpu --fused-chunks --batch=1 --seq-q=130 | FileCheck %s --check-prefix=F16
 
 // OK: PASS retnet
 
@@ -26,6 +31,9 @@
 // APART-NEXT: tile.gemm {{.*}} {async, tile.wgmma, transpose_a}
 // APART-COUNT-3: tile.gemm {{.*}} {async, tile.wgmma, transpose_a}
 // APART-NEXT: tile.gemm_wait 4
+
+// F16: 0 of 33280 elements outside
+// F16: PASS m16
 
 // STATES-NOT: FAIL
 // STATES: PASS retnet_states
