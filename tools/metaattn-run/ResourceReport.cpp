@@ -60,6 +60,12 @@ mlir::LogicalResult run::printResourceReport(const std::vector<LoweredKernel> &k
        << " threads" << (sig.persistent ? ", persistent" : "")
        << "; gemms: " << count(kernel.cudaSource, "wg::gemm") << " wgmma, "
        << count(kernel.cudaSource, "warp::gemm") << " mma.sync\n";
+    // A stack frame without spills holds arrays in local memory that ptxas could not keep in
+    // registers, such as a fragment indexed by a loop it did not unroll (NVRTC's -Ofc=mid
+    // does that to the softmax kernels: 1120 B).
+    if (spillStores == "0" && std::regex_search(log, m, std::regex("([0-9]+) bytes stack frame")) &&
+        m[1] != "0")
+      os << "    warning: " << m[1] << " B stack frame (arrays in local memory)\n";
     if (log.find("serialized") != std::string::npos)
       os << "    warning: ptxas serialized the wgmma instructions (see --dump-cuda and ptxas)\n";
   }

@@ -5,7 +5,7 @@
 /// end and NVVM) and to a cubin (the same plus ptxas), and prints the medians. Built and run by
 /// tools/scripts/compile_time.sh; needs no GPU.
 ///
-///   nvrtc_time <file.cu> <runtime/device dir> [repeat]
+///   [NVRTC_EXTRA="options"] nvrtc_time <file.cu> <runtime/device dir> [repeat]
 ///
 //===----------------------------------------------------------------------===//
 #include <nvrtc.h>
@@ -25,6 +25,16 @@ double compileMs(const std::string &source, const std::string &arch, const std::
   std::string archFlag = "--gpu-architecture=" + arch, includeFlag = "-I" + include;
   std::vector<const char *> flags = {archFlag.c_str(), "-std=c++17", "-default-device",
                                      "--use_fast_math", includeFlag.c_str()};
+  // NVRTC_EXTRA: more options, space-separated (`--fdevice-time-trace=F`, `-time=F.csv`).
+  static std::vector<std::string> extra = [] {
+    std::vector<std::string> words;
+    std::istringstream in(std::getenv("NVRTC_EXTRA") ? std::getenv("NVRTC_EXTRA") : "");
+    for (std::string w; in >> w;)
+      words.push_back(w);
+    return words;
+  }();
+  for (const std::string &w : extra)
+    flags.push_back(w.c_str());
   auto start = std::chrono::steady_clock::now();
   nvrtcProgram program;
   nvrtcCreateProgram(&program, source.c_str(), "kernel.cu", 0, nullptr, nullptr);
