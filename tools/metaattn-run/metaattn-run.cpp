@@ -128,10 +128,10 @@ static cl::opt<bool> precomputeGatesOpt(
     cl::init(true));
 static cl::opt<bool> fusedChunksOpt(
     cl::cat(runCategory), "fused-chunks",
-    cl::desc("attn.recurrent with scalar gates or none (RetNet, gated retention, Mamba2, plain "
-             "linear): one kernel per op keeps each block's columns of the state on chip "
+    cl::desc("attn.recurrent (RetNet, gated retention, Mamba2, plain linear; GLA up to a key "
+             "dim of 64): one kernel per op keeps each block's columns of the state on chip "
              "instead of a states kernel writing every chunk's state for an output kernel "
-             "(default false; vector gates keep the two kernels)"),
+             "(default false; where the state would not fit, the kernels stay)"),
     cl::init(false));
 static cl::opt<bool> foldScoreScaleOpt(
     cl::cat(runCategory), "fold-score-scale",

@@ -125,8 +125,8 @@ struct LowerPipelineOptions : public PassPipelineOptions<LowerPipelineOptions> {
       llvm::cl::init(true)};
   Option<bool> fusedChunks{
       *this, "fused-chunks",
-      llvm::cl::desc("attn.recurrent with scalar gates or none: one kernel keeps the state on "
-                     "chip (default false)"),
+      llvm::cl::desc("attn.recurrent: one kernel keeps the state on chip where it fits "
+                     "(default false)"),
       llvm::cl::init(false)};
   Option<bool> compactVectorOutput{
       *this, "compact-vector-output",

@@ -205,8 +205,15 @@ TEST(RecurrentConfigTest, FusedChunksWhereTheStateFitsTheRegisters) {
   RecurrentTileRequest oneStage = request;
   oneStage.stages = 1;
   EXPECT_EQ(chooseRecurrentConfig(256, 512, attn::GateKind::head, 2, hopper, oneStage).stages, 1);
-  // Vector gates keep the two kernels, as does a key dim whose state would not fit the
-  // registers (512 rows x 64 columns: 256 per thread).
+  // Vector gates fuse at one key tile (64 dims over four warps), with the compact operand
+  // tiles; at two they keep the kernels (ptxas spilled 652 B), as does a key dim whose state
+  // would not fit the registers (512 rows x 64 columns: 256 per thread).
+  RecurrentTileConfig gla =
+      chooseRecurrentConfig(64, 128, attn::GateKind::vector, 2, hopper, request);
+  EXPECT_TRUE(gla.fused);
+  EXPECT_TRUE(gla.compactVectorOutput);
+  EXPECT_FALSE(gla.decayValuesInPlace);
+  EXPECT_LE(gla.sharedBytes(2, attn::GateKind::vector, true), hopper.sharedBytesPerBlock);
   EXPECT_FALSE(chooseRecurrentConfig(128, 128, attn::GateKind::vector, 2, hopper, request).fused);
   EXPECT_FALSE(chooseRecurrentConfig(512, 64, attn::GateKind::none, 2, hopper, request).fused);
   // The smaller shared memory of sm_80: at Dk = 128 two stages fit with V̂ in place; at

@@ -41,7 +41,8 @@ struct PipelineOptions {
   /// attn.recurrent with vector gates: a gates kernel writes the cumulative log-gates once,
   /// read by the states and output kernels (on by default: 7-8% faster for GLA on the H200).
   bool precomputeGates = true;
-  /// attn.recurrent with scalar gates or none: one fused kernel per op, each block walking
+  /// attn.recurrent: one fused kernel per op where the state fits (vector gates: a key dim of
+  /// one key tile, 16·warps), each block walking
   /// the chunks of one value tile of one head with that part of the state in registers,
   /// instead of the states kernel writing every chunk's state to global memory for the
   /// output kernel (RecurrentTileConfig::fused). Off by default: not yet timed on a GPU.

@@ -111,6 +111,10 @@ private:
   /// Fused kernel, scalar gates: V̂ = V ⊙ exp(G_last - G_j) into vhS and the state decayed by
   /// exp(G_last), ahead of the update.
   void decayForUpdate(Value t0);
+  /// Fused kernel, vector gates: the same with K decayed per key dim, in place.
+  void decayKeysForUpdate(Value t0);
+  /// The vector-gate operand tiles of an output (or fused) kernel.
+  void allocVectorOperands();
 
   attn::RecurrentOp op;
   RecurrentTileConfig cfg;
@@ -633,6 +637,39 @@ void RecurrentBuilder::buildGatesBody() {
                    b.getDenseI64ArrayAttr({1, 3}), false);
 }
 
+void RecurrentBuilder::allocVectorOperands() {
+  // Q ⊙ exp(G) for the state's part, and Q̃_s, K̃_s for the sub-chunk gemms (one pair in a
+  // compact kernel), a key tile each; the diagonal sub-chunks' sums.
+  qgS = alloc({chunk, keyCols}, elt, MemorySpace::shared);
+  for (int64_t s = 1; s < (cfg.compactVectorOutput ? 2 : chunk / sub); ++s) {
+    qtS.push_back(alloc({chunk, keyCols}, elt, MemorySpace::shared));
+    ktS.push_back(alloc({chunk, keyCols}, elt, MemorySpace::shared));
+  }
+  diagS = alloc({chunk, sub}, b.getF32Type(), MemorySpace::shared);
+}
+
+void RecurrentBuilder::decayKeysForUpdate(Value t0) {
+  // Vector gates, fused kernel: K ⊙ exp(G_last - G) per key dim into K itself (the output's
+  // gemms are done with it) and each state row decayed by exp(G_last) of its key dim. Rows
+  // past the sequence are zero; their exponent is replaced by 0.
+  Value last = b.create<arith::MinSIOp>(loc, idx(chunk - 1), subI(subI(seqLen, t0), idx(1)));
+  for (auto [k, tile] : llvm::enumerate(kTiles)) {
+    Value col0 = idx(static_cast<int64_t>(k) * keyCols);
+    SmallVector<Value> ivs;
+    ParallelOp par = beginParallel({chunk, keyCols}, ivs);
+    Value d = add(col0, ivs[1]);
+    Value exponent = subF(logDecay(last, d), logDecay(ivs[0], d));
+    exponent = select(lessThan(add(t0, ivs[0]), seqLen), exponent, f32(0.0));
+    store(toElt(mulF(toF32(load(tile, ivs)), expF(exponent))), tile, ivs);
+    endParallel(par);
+    SmallVector<Value> sivs;
+    ParallelOp spar = beginParallel({keyCols, blockV}, sivs);
+    Value decay = expF(logDecay(last, add(col0, sivs[0])));
+    store(mulF(load(stateFrags[k], sivs), decay), stateFrags[k], sivs);
+    endParallel(spar);
+  }
+}
+
 void RecurrentBuilder::decayForUpdate(Value t0) {
   // As updateState, into a tile of its own (the output gemm still reads V): rows past the
   // sequence are zero in V and their exponent is replaced by 0 so that it cannot overflow.
@@ -687,8 +724,8 @@ void RecurrentBuilder::buildFusedBody() {
                      /*values=*/k == 0);
     }
     // V̂ in a tile of its own is ready before the chunk's gemms, and the update is issued
-    // with them; in place (cfg.decayValuesInPlace) it waits for P V.
-    bool inPlace = hasGate && cfg.decayValuesInPlace;
+    // with them; in place (cfg.decayValuesInPlace, and K̂ of vector gates) it waits for P V.
+    bool inPlace = hasGate && (cfg.decayValuesInPlace || vectorGate);
     auto update = [&] {
       for (auto [k, frag] : llvm::enumerate(stateFrags))
         b.create<GemmOp>(loc, kTiles[k], vhS, frag, /*transpose_b=*/false, /*async=*/false,
@@ -701,6 +738,17 @@ void RecurrentBuilder::buildFusedBody() {
     b.create<FillOp>(loc, scores, f32(0.0));
     b.create<FillOp>(loc, out, f32(0.0));
     for (auto [k, tile] : llvm::enumerate(qTiles)) {
+      if (vectorGate) {
+        // The output kernel's key-tile step on this tile of Q, K and the state; the operand
+        // tiles it rewrites were read by the previous tile's gemms (all waited for).
+        if (k > 0)
+          b.create<BarrierOp>(loc);
+        qS = tile;
+        kS = kTiles[k];
+        stateS = stateTiles[k];
+        accumulateKeyTile(idx(static_cast<int64_t>(k) * keyCols));
+        continue;
+      }
       b.create<GemmOp>(loc, tile, kTiles[k], scores, /*transpose_b=*/true);
       b.create<GemmOp>(loc, tile, stateTiles[k], out, /*transpose_b=*/false);
     }
@@ -709,9 +757,12 @@ void RecurrentBuilder::buildFusedBody() {
     finishChunk(t0);
     b.create<CopyOp>(loc, out, ValueRange{}, oParam, ValueRange{batch, t0, head, v0}, dims, false);
     if (inPlace) {
-      // Every warp's P V is done reading V.
+      // Every warp's P V is done reading V (and K).
       b.create<BarrierOp>(loc);
-      decayForUpdate(t0);
+      if (vectorGate)
+        decayKeysForUpdate(t0);
+      else
+        decayForUpdate(t0);
       b.create<BarrierOp>(loc);
       update();
     }
@@ -817,9 +868,6 @@ FailureOr<KernelOp> RecurrentBuilder::build(StringRef name, Role role) {
   if (gatesKernel && !precomputed)
     return op.emitOpError() << "a gates kernel needs vector gates and precompute-gates";
   readsCumGates = precomputed && !gatesKernel;
-  if (fusedKernel && vectorGate)
-    return op.emitOpError() << "the fused chunk kernel takes scalar gates or none; vector "
-                               "gates (GLA) need the states and output kernels";
   if (gatesKernel)
     gateCols = cfg.paddedKeyDim;
   if (chunk % (16 * cfg.warps) != 0 || cfg.paddedKeyDim % (16 * cfg.warps) != 0 ||
@@ -944,7 +992,12 @@ FailureOr<KernelOp> RecurrentBuilder::build(StringRef name, Role role) {
       stateTiles.push_back(alloc({keyCols, bv}, elt, MemorySpace::shared));
     }
     vS = alloc({chunk, bv}, elt, MemorySpace::shared);
-    vhS = hasGate && !cfg.decayValuesInPlace ? alloc({chunk, bv}, elt, MemorySpace::shared) : vS;
+    // Vector gates decay K (in place, after the output's gemms), not V.
+    vhS = hasGate && !vectorGate && !cfg.decayValuesInPlace
+              ? alloc({chunk, bv}, elt, MemorySpace::shared)
+              : vS;
+    if (vectorGate)
+      allocVectorOperands();
   } else if (!gatesKernel) {
     kS = alloc({chunk, keyCols}, elt, MemorySpace::shared);
     vS = alloc({chunk, bv}, elt, MemorySpace::shared);
@@ -952,15 +1005,8 @@ FailureOr<KernelOp> RecurrentBuilder::build(StringRef name, Role role) {
   if (outputKernel && !fusedKernel) {
     qS = alloc({chunk, keyCols}, elt, MemorySpace::shared);
     stateS = alloc({keyCols, bv}, elt, MemorySpace::shared);
-    if (vectorGate) {
-      // Q ⊙ exp(G) for the state's part, and Q̃_s, K̃_s for the sub-chunk gemms.
-      qgS = alloc({chunk, keyCols}, elt, MemorySpace::shared);
-      for (int64_t s = 1; s < (cfg.compactVectorOutput ? 2 : chunk / sub); ++s) {
-        qtS.push_back(alloc({chunk, keyCols}, elt, MemorySpace::shared));
-        ktS.push_back(alloc({chunk, keyCols}, elt, MemorySpace::shared));
-      }
-      diagS = alloc({chunk, sub}, f32Type, MemorySpace::shared);
-    }
+    if (vectorGate)
+      allocVectorOperands();
   }
   if (hasGate)
     gates = vectorGate ? alloc({chunk, gateCols}, f32Type, MemorySpace::shared)
@@ -1109,18 +1155,26 @@ static RecurrentTileConfig chooseForChunk(int64_t keyDim, int64_t valueDim, attn
 
 /// The fused kernel's config from the two-kernel one (its chunk, warps and key tiles), or
 /// none where the state's columns would not fit the registers (more than 128 per thread: a
-/// key dim over 256 at 64 value columns and four warps) or the tiles the shared memory.
+/// key dim over 256 at 64 value columns and four warps; with vector gates more than one key
+/// tile) or the tiles the shared memory.
 static std::optional<RecurrentTileConfig> chooseFused(RecurrentTileConfig cfg, int64_t valueDim,
                                                       attn::GateKind gate, int64_t elementBytes,
                                                       const TargetDesc &target,
                                                       const RecurrentTileRequest &request) {
   cfg.fused = true;
-  cfg.stageStates = cfg.compactVectorOutput = cfg.precomputeGates = false;
+  cfg.stageStates = cfg.precomputeGates = false;
+  // Vector gates: one pair of sub-chunk operand tiles, as the compact output kernel.
+  cfg.compactVectorOutput = gate == attn::GateKind::vector;
   // 64 value columns: the narrowest tile wgmma's shared B operand takes (128-byte rows).
   int64_t paddedValue = (valueDim + 15) / 16 * 16;
   cfg.outputBlockV = request.blockV ? request.blockV : std::min<int64_t>(paddedValue, 64);
   cfg.blockV = cfg.outputBlockV;
   if (cfg.paddedKeyDim * cfg.outputBlockV > 128 * 32 * cfg.warps)
+    return std::nullopt;
+  // Vector gates: the output kernel's element-wise passes already take ~230 registers at
+  // four warps; with the state of a second key tile beside them ptxas spilled 652 B (GLA at
+  // Dk = 128, `metaattn-run --resource-report`), so one key tile at most.
+  if (gate == attn::GateKind::vector && cfg.paddedKeyDim > cfg.blockK)
     return std::nullopt;
   // Stages (two, or one) and where V̂ goes: the most blocks per multiprocessor (up to two:
   // one warpgroup each, so a second hides the first's waits), then the most stages, then V̂
@@ -1132,7 +1186,8 @@ static std::optional<RecurrentTileConfig> chooseFused(RecurrentTileConfig cfg, i
     if (request.stages && stages != request.stages)
       continue;
     for (bool inPlace : {false, true}) {
-      if (inPlace && gate == attn::GateKind::none)
+      // Without gates nothing is decayed; vector gates decay K in place always.
+      if (inPlace && (gate == attn::GateKind::none || gate == attn::GateKind::vector))
         continue;
       RecurrentTileConfig c = cfg;
       c.stages = stages;
@@ -1177,7 +1232,7 @@ RecurrentTileConfig metaattn::chooseRecurrentConfig(int64_t keyDim, int64_t valu
     smaller.warps = cfg.warps / 2;
     cfg = chooseForChunk(keyDim, valueDim, gate, elementBytes, target, smaller);
   }
-  if (request.fusedChunks && gate != attn::GateKind::vector)
+  if (request.fusedChunks)
     if (std::optional<RecurrentTileConfig> fused =
             chooseFused(cfg, valueDim, gate, elementBytes, target, request))
       return *fused;
@@ -1186,16 +1241,20 @@ RecurrentTileConfig metaattn::chooseRecurrentConfig(int64_t keyDim, int64_t valu
 
 int64_t RecurrentTileConfig::sharedBytes(int64_t elementBytes, attn::GateKind gate,
                                          bool output) const {
-  // Fused: Q's and K's slices of the chunk and V per stage (with per-token gates), the
-  // state's 16-bit copy, and the decayed V of scalar gates.
+  // Fused: Q's and K's slices of the chunk and V per stage (with per-token gates, and the
+  // per-token, per-key-dim gates of vector gates), the state's 16-bit copy, the decayed V of
+  // scalar gates, and the operand tiles of vector gates (as the compact output kernel's).
   if (fused && output) {
+    bool scalar = gate == attn::GateKind::head || gate == attn::GateKind::token;
     int64_t perStage = (2 * chunk * paddedKeyDim + chunk * outputBlockV) * elementBytes +
-                       (gate == attn::GateKind::token ? chunk * 4 : 0);
-    int64_t once =
-        paddedKeyDim * outputBlockV * elementBytes +
-        (gate != attn::GateKind::none && !decayValuesInPlace ? chunk * outputBlockV * elementBytes
-                                                             : 0) +
-        (gate == attn::GateKind::head ? chunk * 4 : 0);
+                       (gate == attn::GateKind::token    ? chunk * 4
+                        : gate == attn::GateKind::vector ? chunk * paddedKeyDim * 4
+                                                         : 0);
+    int64_t once = paddedKeyDim * outputBlockV * elementBytes +
+                   (scalar && !decayValuesInPlace ? chunk * outputBlockV * elementBytes : 0) +
+                   (gate == attn::GateKind::head ? chunk * 4 : 0);
+    if (gate == attn::GateKind::vector)
+      once += 3 * chunk * blockK * elementBytes + chunk * (chunk / kSubChunks) * 4;
     return perStage * stages + once;
   }
   int64_t gates = gate == attn::GateKind::vector ? chunk * (output ? paddedKeyDim : stateRows) * 4

@@ -96,7 +96,8 @@ struct RecurrentTileConfig {
   bool precomputeGates = false;
   /// Blocks per multiprocessor each kernel is compiled for (registers capped to allow them).
   int64_t statesBlocksPerSm = 1, outputBlocksPerSm = 1;
-  /// One kernel instead of the states and output kernels (scalar gates or none): a block per
+  /// One kernel instead of the states and output kernels (vector gates: up to one key tile of
+  /// 16·warps dims, else registers spill): a block per
   /// (value tile, head, batch) walks the chunks with its columns of the state in registers,
   /// the whole key dim of them (paddedKeyDim / blockK fragments of blockK x outputBlockV), and
   /// writes each chunk's output; the chunk states never reach global memory. Its loop runs
@@ -128,9 +129,9 @@ struct RecurrentTileRequest {
   /// Ask for RecurrentTileConfig::precomputeGates (vector gates only; on by default: 7-8%
   /// faster for GLA on the H200, benchmarks/RESULTS.md, twelfth session).
   bool precomputeGates = true;
-  /// Ask for RecurrentTileConfig::fused: granted for scalar gates or none where the state's
-  /// columns fit a block's registers (the padded key dim times the value tile over the
-  /// threads at most 128 per thread) and the tiles its shared memory.
+  /// Ask for RecurrentTileConfig::fused: granted where the state's columns fit a block's
+  /// registers (the padded key dim times the value tile over the threads at most 128 per
+  /// thread; vector gates: one key tile) and the tiles its shared memory.
   bool fusedChunks = false;
 };
 

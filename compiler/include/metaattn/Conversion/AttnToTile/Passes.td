@@ -56,8 +56,9 @@ def ConvertAttnToTile : Pass<"convert-attn-to-tile", "::mlir::ModuleOp"> {
            "attn.recurrent with vector gates: a gates kernel writes the cumulative log-gates "
            "once; the states and output kernels read them">,
     Option<"fusedChunks", "fused-chunks", "bool", "false",
-           "attn.recurrent with scalar gates or none: one kernel keeps the state on chip "
-           "instead of writing every chunk's state for an output kernel">,
+           "attn.recurrent: one kernel keeps the state on chip instead of writing every "
+           "chunk's state for an output kernel, where the state fits the registers (vector "
+           "gates: a key dim of one key tile)">,
     Option<"warpSpecialize", "warp-specialize", "bool", "true",
            "the kernels will be warp-specialised where they fit (tile-warp-specialize): the "
            "tile sizes measured with a TMA producer">,
