@@ -33,19 +33,64 @@ std::vector<std::string> variantFiles() {
   return files;
 }
 
+/// The module of variant file `name` (in ctx).
+mlir::OwningOpRef<mlir::ModuleOp> parseVariant(const std::string &name, mlir::MLIRContext &ctx) {
+  std::ifstream in(std::string(METAATTN_VARIANTS_DIR) + "/" + name);
+  std::stringstream text;
+  text << in.rdbuf();
+  return mlir::parseSourceString<mlir::ModuleOp>(text.str(), &ctx);
+}
+
+/// Compiles `kernel` to PTX for sm_90a and checks its instructions; whether it is an
+/// attention kernel (has gemms).
+bool compilesWithItsInstructions(const LoweredKernel &kernel, std::string *ptx = nullptr) {
+  rt::CompileOptions options;
+  options.arch = "sm_90a";
+  options.wantPtx = true;
+  options.wantCubin = false;
+  auto compiled = rt::compileCuda(kernel.cudaSource, kernel.name + ".cu", options);
+  EXPECT_TRUE(compiled.ok()) << kernel.name << ": " << compiled.status().message();
+  if (!compiled.ok())
+    return false;
+  if (ptx)
+    *ptx = compiled->ptx;
+  if (kernel.cudaSource.find("// tile.gemm") == std::string::npos) {
+    // An element-wise combination of attention outputs (attn.combine), or the gates kernel of
+    // GLA: global loads and stores only.
+    EXPECT_NE(compiled->ptx.find("ld.global"), std::string::npos) << kernel.name;
+    EXPECT_NE(compiled->ptx.find("st.global"), std::string::npos) << kernel.name;
+    EXPECT_EQ(compiled->ptx.find("mma.sync"), std::string::npos) << kernel.name;
+    return false;
+  }
+  // Tensor cores: wgmma for the gemms tile-use-wgmma marked, mma.sync for the others.
+  const bool wgmmaSource = kernel.cudaSource.find("wg::gemm") != std::string::npos;
+  const bool warpSource = kernel.cudaSource.find("warp::gemm") != std::string::npos;
+  EXPECT_EQ(compiled->ptx.find("wgmma.mma_async") != std::string::npos, wgmmaSource) << kernel.name;
+  EXPECT_EQ(compiled->ptx.find("mma.sync.aligned.m16n8k16") != std::string::npos, warpSource)
+      << kernel.name;
+  // K/V tiles arrive by TMA in warp-specialised kernels, by cp.async in the others.
+  const bool specialised = kernel.cudaSource.find("tile.warp_specialize") != std::string::npos;
+  if (specialised) {
+    EXPECT_NE(compiled->ptx.find("cp.async.bulk.tensor"), std::string::npos) << kernel.name;
+    EXPECT_NE(compiled->ptx.find("setmaxnreg.inc"), std::string::npos) << kernel.name;
+    EXPECT_FALSE(kernel.signature.tensorMaps.empty()) << kernel.name;
+  } else {
+    EXPECT_NE(compiled->ptx.find("cp.async.cg.shared.global"), std::string::npos) << kernel.name;
+    EXPECT_TRUE(kernel.signature.tensorMaps.empty()) << kernel.name;
+  }
+  return true;
+}
+
 class NvrtcVariants : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(NvrtcVariants, EveryFunctionCompilesForSm90a) {
   auto nvrtc = rt::Nvrtc::get();
   if (!nvrtc.ok())
     GTEST_SKIP() << "NVRTC is not available: " << nvrtc.status().message();
-  std::ifstream in(std::string(METAATTN_VARIANTS_DIR) + "/" + GetParam());
-  std::stringstream text;
-  text << in.rdbuf();
   mlir::DialectRegistry registry;
   registerMetaAttnDialects(registry);
   mlir::MLIRContext ctx(registry);
-  auto module = mlir::parseSourceString<mlir::ModuleOp>(text.str(), &ctx);
+  auto module = parseVariant(GetParam(), ctx);
   ASSERT_TRUE(module) << GetParam();
   size_t attentionOps = 0, attentionKernels = 0;
   module->walk([&](attn::AttentionOp) { ++attentionOps; });
@@ -53,42 +98,38 @@ TEST_P(NvrtcVariants, EveryFunctionCompilesForSm90a) {
   auto lowered = lowerToCuda(*module, {});
   ASSERT_TRUE(lowered.ok()) << lowered.status().message();
   ASSERT_FALSE(lowered->empty());
-  for (const LoweredKernel &kernel : *lowered) {
-    rt::CompileOptions options;
-    options.arch = "sm_90a";
-    options.wantPtx = true;
-    options.wantCubin = false;
-    auto compiled = rt::compileCuda(kernel.cudaSource, kernel.name + ".cu", options);
-    ASSERT_TRUE(compiled.ok()) << kernel.name << ": " << compiled.status().message();
-    if (kernel.cudaSource.find("// tile.gemm") == std::string::npos) {
-      // An element-wise combination of attention outputs (attn.combine): global loads and
-      // stores only.
-      EXPECT_NE(compiled->ptx.find("ld.global"), std::string::npos) << kernel.name;
-      EXPECT_NE(compiled->ptx.find("st.global"), std::string::npos) << kernel.name;
-      EXPECT_EQ(compiled->ptx.find("mma.sync"), std::string::npos) << kernel.name;
-      continue;
-    }
-    ++attentionKernels;
-    // Tensor cores: wgmma for the gemms tile-use-wgmma marked, mma.sync for the others.
-    const bool wgmmaSource = kernel.cudaSource.find("wg::gemm") != std::string::npos;
-    const bool warpSource = kernel.cudaSource.find("warp::gemm") != std::string::npos;
-    EXPECT_EQ(compiled->ptx.find("wgmma.mma_async") != std::string::npos, wgmmaSource)
-        << kernel.name;
-    EXPECT_EQ(compiled->ptx.find("mma.sync.aligned.m16n8k16") != std::string::npos, warpSource)
-        << kernel.name;
-    // K/V tiles arrive by TMA in warp-specialised kernels, by cp.async in the others.
-    const bool specialised = kernel.cudaSource.find("tile.warp_specialize") != std::string::npos;
-    if (specialised) {
-      EXPECT_NE(compiled->ptx.find("cp.async.bulk.tensor"), std::string::npos) << kernel.name;
-      EXPECT_NE(compiled->ptx.find("setmaxnreg.inc"), std::string::npos) << kernel.name;
-      EXPECT_FALSE(kernel.signature.tensorMaps.empty()) << kernel.name;
-    } else {
-      EXPECT_NE(compiled->ptx.find("cp.async.cg.shared.global"), std::string::npos) << kernel.name;
-      EXPECT_TRUE(kernel.signature.tensorMaps.empty()) << kernel.name;
-    }
-  }
+  for (const LoweredKernel &kernel : *lowered)
+    attentionKernels += compilesWithItsInstructions(kernel);
   // Every function has its attention kernels (one per attn.attention or attn.recurrent).
   EXPECT_EQ(attentionKernels, attentionOps) << GetParam();
+}
+
+// The fused chunk kernel (--fused-chunks): one kernel per function of linear.mlir, compiled,
+// with the update's wgmma group left in flight across the element-wise output work (a
+// wait_group with gemms still pending) where V̂ has a tile of its own.
+TEST(NvrtcVariantsFused, LinearFunctionsCompileAsOneKernelEach) {
+  auto nvrtc = rt::Nvrtc::get();
+  if (!nvrtc.ok())
+    GTEST_SKIP() << "NVRTC is not available: " << nvrtc.status().message();
+  mlir::DialectRegistry registry;
+  registerMetaAttnDialects(registry);
+  mlir::MLIRContext ctx(registry);
+  auto module = parseVariant("linear.mlir", ctx);
+  ASSERT_TRUE(module);
+  size_t functions = 0;
+  module->walk([&](attn::RecurrentOp) { ++functions; });
+  PipelineOptions options;
+  options.fusedChunks = true;
+  auto lowered = lowerToCuda(*module, options);
+  ASSERT_TRUE(lowered.ok()) << lowered.status().message();
+  EXPECT_EQ(lowered->size(), functions);
+  for (const LoweredKernel &kernel : *lowered) {
+    EXPECT_EQ(kernel.name, kernel.function) << "one kernel, named as its function";
+    std::string ptx;
+    EXPECT_TRUE(compilesWithItsInstructions(kernel, &ptx)) << kernel.name;
+    if (kernel.name == "retnet_recurrent")
+      EXPECT_NE(ptx.find("wgmma.wait_group.sync.aligned 1;"), std::string::npos) << ptx;
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Library, NvrtcVariants, ::testing::ValuesIn(variantFiles()),
