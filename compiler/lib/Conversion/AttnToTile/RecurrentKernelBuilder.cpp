@@ -106,9 +106,11 @@ void RecurrentKernelBuilder::buildGatesBody() {
 void RecurrentKernelBuilder::buildFusedBody() {
   // One value tile of one head walks the chunks: the state's rows stay in registers (a
   // fragment per key tile, each a gemm accumulator of 16 rows per warp) and are copied to
-  // 16-bit shared tiles after each update, which the next chunk's (Q ⊙ ...) S gemm reads. The
-  // chunk's Q Kᵀ, Q S and the update are issued together; V̂ (scalar gates) gets a tile of
-  // its own because P V still reads V.
+  // 16-bit shared tiles after each update, which the next chunk's Q S gemm reads. The chunk's
+  // Q Kᵀ and Q S per key tile are issued together; with V̂ in a tile of its own (scalar gates,
+  // where shared memory allows) the update joins them and stays in flight during the output's
+  // element-wise work; otherwise V̂ (vector gates: K̂) overwrites its operand once P V is done
+  // and the update follows.
   for (auto [k, frag] : llvm::enumerate(stateFrags)) {
     initState(frag, idx(static_cast<int64_t>(k) * keyCols));
     b.create<CopyOp>(loc, frag, ValueRange{}, stateTiles[k], ValueRange{}, nullptr, false);
