@@ -185,3 +185,39 @@ tile.kernel @not_deferred(%t: !tile.tensor<?x64xbf16>) attributes {grid = array<
   tile.gemm %k, %vh, %u {transpose_a} : memref<64x64xbf16, #tile.space<shared>>, memref<64x64xbf16, #tile.space<shared>>, memref<64x64xf32, #tile.space<fragment>>
   tile.return
 }
+
+// -----
+
+// A group wholly deferrable (the fused kernel's update once V̂ sits in Q's first tile) gets no
+// wait of its own, and a single such gemm goes async too: both complete at the synchronous
+// P V gemm, whose following wait fences their accumulators.
+// CHECK-LABEL: tile.kernel @deferred_whole_group
+// CHECK: tile.gemm %{{.*}}, %{{.*}}, %[[U0:[0-9]+]] {async, tile.wgmma, transpose_a}
+// CHECK-NEXT: tile.gemm %{{.*}}, %{{.*}}, %[[U1:[0-9]+]] {async, tile.wgmma, transpose_a}
+// CHECK-NEXT: tile.copy
+// CHECK-NEXT: tile.gemm {{.*}} {tile.wgmma}
+// CHECK-NEXT: tile.gemm_wait 0, %[[U0]], %[[U1]] :
+// CHECK: tile.gemm %{{.*}}, %{{.*}}, %[[U2:[0-9]+]] {async, tile.wgmma, transpose_a}
+// CHECK-NEXT: tile.copy
+// CHECK-NEXT: tile.gemm {{.*}} {tile.wgmma}
+// CHECK-NEXT: tile.gemm_wait 0, %[[U2]] :
+tile.kernel @deferred_whole_group(%t: !tile.tensor<?x64xbf16>) attributes {grid = array<i64: 0, 0, 64, -1, 0, 1, -1, 0, 1>, threads = 128 : i64} {
+  %k0 = tile.alloc : memref<64x64xbf16, #tile.space<shared>>
+  %k1 = tile.alloc : memref<64x64xbf16, #tile.space<shared>>
+  %vh = tile.alloc : memref<64x64xbf16, #tile.space<shared>>
+  %v = tile.alloc : memref<64x64xbf16, #tile.space<shared>>
+  %s = tile.alloc : memref<64x64xf32, #tile.space<fragment>>
+  %p = tile.alloc : memref<64x64xbf16, #tile.space<fragment>>
+  %o = tile.alloc : memref<64x64xf32, #tile.space<fragment>>
+  %u0 = tile.alloc : memref<64x64xf32, #tile.space<fragment>>
+  %u1 = tile.alloc : memref<64x64xf32, #tile.space<fragment>>
+  %u2 = tile.alloc : memref<64x64xf32, #tile.space<fragment>>
+  tile.gemm %k0, %vh, %u0 {transpose_a} : memref<64x64xbf16, #tile.space<shared>>, memref<64x64xbf16, #tile.space<shared>>, memref<64x64xf32, #tile.space<fragment>>
+  tile.gemm %k1, %vh, %u1 {transpose_a} : memref<64x64xbf16, #tile.space<shared>>, memref<64x64xbf16, #tile.space<shared>>, memref<64x64xf32, #tile.space<fragment>>
+  tile.copy %s to %p : memref<64x64xf32, #tile.space<fragment>> to memref<64x64xbf16, #tile.space<fragment>>
+  tile.gemm %p, %v, %o : memref<64x64xbf16, #tile.space<fragment>>, memref<64x64xbf16, #tile.space<shared>>, memref<64x64xf32, #tile.space<fragment>>
+  tile.gemm %k0, %vh, %u2 {transpose_a} : memref<64x64xbf16, #tile.space<shared>>, memref<64x64xbf16, #tile.space<shared>>, memref<64x64xf32, #tile.space<fragment>>
+  tile.copy %s to %p : memref<64x64xf32, #tile.space<fragment>> to memref<64x64xbf16, #tile.space<fragment>>
+  tile.gemm %p, %v, %o : memref<64x64xbf16, #tile.space<fragment>>, memref<64x64xbf16, #tile.space<shared>>, memref<64x64xf32, #tile.space<fragment>>
+  tile.return
+}

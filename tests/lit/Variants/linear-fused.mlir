@@ -1,7 +1,9 @@
 // The fused chunk kernel at RetNet 6.7B's head dims (Dk = 256, Dv = 512): the model takes one
-// stage with V̂ written over V (two blocks per multiprocessor), two stages asked for keep V̂
-// apart and issue the update with the chunk's other gemms. Both match the oracle on the CPU
-// tile executor, also from an initial state to a final one.
+// stage with V̂ written into Q's first key tile once the chunk's Q gemms are done (two blocks
+// per multiprocessor), the update then in flight until P V; two stages asked for keep V̂ in a
+// tile of its own and issue the update with the chunk's other gemms. Both match the oracle on
+// the CPU tile executor (which runs an async gemm at its wait, on what its operands hold
+// then), also from an initial state to a final one.
 // RUN: metaattn-variant retnet_recurrent --dim=256 --value-dim=512 --heads=2 --name=retnet > %t.mlir
 // RUN: metaattn-run %t.mlir --device=cpu --fused-chunks --batch=1 --seq-q=65 | FileCheck %s --check-prefix=OK
 // RUN: metaattn-run %t.mlir --device=cpu --fused-chunks --stages=2 --batch=1 --seq-q=130 | FileCheck %s --check-prefix=OK
@@ -18,11 +20,15 @@
 
 // INPLACE: tile.kernel @retnet({{.*}}tile.min_blocks_per_sm = 2
 // INPLACE: scf.for
-// INPLACE-COUNT-8: tile.gemm {{.*}} {async, tile.wgmma
+// INPLACE: tile.gemm %[[Q0:[0-9]+]], %[[K0:[0-9]+]], %{{[0-9]+}} {async, tile.wgmma, transpose_b}
+// INPLACE-COUNT-7: tile.gemm {{.*}} {async, tile.wgmma
 // INPLACE-NEXT: tile.gemm_wait 0
-// INPLACE: tile.gemm {{.*}} {tile.wgmma} : memref<64x64xbf16, #tile.space<fragment>>
+// INPLACE-NEXT: tile.barrier
 // INPLACE: tile.barrier
-// INPLACE-COUNT-4: tile.gemm {{.*}} {async, tile.wgmma, transpose_a}
+// INPLACE-NEXT: tile.gemm %[[K0]], %[[Q0]], %{{[0-9]+}} {async, tile.wgmma, transpose_a}
+// INPLACE-COUNT-3: {async, tile.wgmma, transpose_a}
+// INPLACE-NOT: tile.gemm_wait
+// INPLACE: tile.gemm {{.*}} {tile.wgmma} : memref<64x64xbf16, #tile.space<fragment>>
 // INPLACE-NEXT: tile.gemm_wait 0
 
 // APART: tile.kernel @retnet({{.*}}tile.min_blocks_per_sm = 1

@@ -173,7 +173,7 @@ TEST(RecurrentConfigTest, FusedChunksWhereTheStateFitsTheRegisters) {
   // Off unless asked for.
   EXPECT_FALSE(chooseRecurrentConfig(256, 512, attn::GateKind::head, 2, hopper).fused);
   // RetNet 6.7B (256/512): 64 value columns of all 256 key rows over four warps are 128
-  // registers per thread; one stage with V̂ written over V fits two blocks per
+  // registers per thread; one stage with V̂ in Q's first key tile fits two blocks per
   // multiprocessor, where two stages (or V̂ apart) fit one.
   RecurrentTileConfig retnet =
       chooseRecurrentConfig(256, 512, attn::GateKind::head, 2, hopper, request);

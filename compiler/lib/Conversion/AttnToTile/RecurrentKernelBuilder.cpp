@@ -141,14 +141,17 @@ void RecurrentKernelBuilder::buildFusedBody() {
                      /*values=*/k == 0);
     }
     // V̂ in a tile of its own is ready before the chunk's gemms, and the update is issued
-    // with them; in place (cfg.decayValuesInPlace, and K̂ of vector gates) it waits for P V.
-    bool inPlace = hasGate && (cfg.decayValuesInPlace || vectorGate);
+    // with them; in Q's first tile it follows the Q gemms; over V (and K̂ of vector gates)
+    // it waits for P V. The update stays in flight during P's element-wise work but in the
+    // last case (tile-use-wgmma).
+    bool intoQ = hasGate && !vectorGate && vhS != vS && !qTiles.empty() && vhS == qTiles.front();
+    bool inPlace = hasGate && (cfg.decayValuesInPlace || vectorGate) && !intoQ;
     auto update = [&] {
       for (auto [k, frag] : llvm::enumerate(stateFrags))
         b.create<GemmOp>(loc, kTiles[k], vhS, frag, /*transpose_b=*/false, /*async=*/false,
                          /*transpose_a=*/true);
     };
-    if (hasGate && !inPlace) {
+    if (hasGate && !inPlace && !intoQ) {
       decayForUpdate(t0);
       b.create<BarrierOp>(loc);
     }
@@ -168,6 +171,12 @@ void RecurrentKernelBuilder::buildFusedBody() {
       }
       b.create<GemmOp>(loc, tile, kTiles[k], scores, /*transpose_b=*/true);
       b.create<GemmOp>(loc, tile, stateTiles[k], out, /*transpose_b=*/false);
+    }
+    if (intoQ) {
+      // Every warp's Q gemms are done reading Q.
+      b.create<BarrierOp>(loc);
+      decayForUpdate(t0);
+      b.create<BarrierOp>(loc);
     }
     if (!inPlace)
       update();
@@ -409,10 +418,13 @@ FailureOr<KernelOp> RecurrentKernelBuilder::build(StringRef name, Role role) {
       stateTiles.push_back(alloc({keyCols, bv}, elt, MemorySpace::shared));
     }
     vS = alloc({chunk, bv}, elt, MemorySpace::shared);
-    // Vector gates decay K (in place, after the output's gemms), not V.
-    vhS = hasGate && !vectorGate && !cfg.decayValuesInPlace
-              ? alloc({chunk, bv}, elt, MemorySpace::shared)
-              : vS;
+    // Vector gates decay K (in place, after the output's gemms), not V. Scalar gates without
+    // a V̂ tile of its own put V̂ in Q's first key tile once the chunk's Q gemms are done (or,
+    // where the shapes differ, over V once P V is).
+    bool apart = hasGate && !vectorGate && !cfg.decayValuesInPlace;
+    vhS = apart ? alloc({chunk, bv}, elt, MemorySpace::shared) : vS;
+    if (hasGate && !vectorGate && cfg.decayValuesInPlace && bv == keyCols)
+      vhS = qTiles.front();
     if (vectorGate)
       allocVectorOperands();
   } else if (!gatesKernel) {

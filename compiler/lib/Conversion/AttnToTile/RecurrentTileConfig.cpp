@@ -138,7 +138,8 @@ static std::optional<RecurrentTileConfig> chooseFused(RecurrentTileConfig cfg, i
   // Stages (two, or one) and where V̂ goes: the most blocks per multiprocessor (up to two:
   // one warpgroup each, so a second hides the first's waits), then the most stages, then V̂
   // in a tile of its own (the update overlaps the output's element-wise work). At Dk = 256
-  // that is one stage with V̂ in place: 108 KB, two blocks, where two stages take 190 KB.
+  // that is one stage with V̂ in Q's first key tile: 108 KB, two blocks, where two stages take
+  // 190 KB.
   std::optional<RecurrentTileConfig> best;
   int64_t bestBlocks = 0;
   for (int64_t stages : {int64_t(2), int64_t(1)}) {

@@ -86,9 +86,15 @@ struct TileUseWgmmaPass : public metaattn::tile::impl::TileUseWgmmaBase<TileUseW
   static void issueTogether(Block &block) {
     SmallVector<GemmOp> run;
     auto flush = [&] {
-      if (run.size() >= 2) {
-        auto [pending, sync] = deferrable(run);
-        issueAsyncThenWait(run, run.back(), pending);
+      auto [pending, sync] =
+          run.empty() ? std::pair<unsigned, Operation *>{0, nullptr} : deferrable(run);
+      if (run.size() >= 2 || pending) {
+        // A group wholly in flight until the synchronous gemm needs no wait of its own.
+        if (pending == run.size())
+          for (GemmOp gemm : run)
+            gemm.setAsync(true);
+        else
+          issueAsyncThenWait(run, run.back(), pending);
         if (pending) {
           // The synchronous gemm's wait completes the deferred gemms too; this one fences
           // their accumulators' registers behind it (it has nothing left to wait for).
@@ -119,12 +125,12 @@ struct TileUseWgmmaPass : public metaattn::tile::impl::TileUseWgmmaBase<TileUseW
     flush();
   }
 
-  /// How many gemms at the end of `run` may stay in flight after its wait, and the
-  /// synchronous wgmma gemm further down the block whose wait completes them: those whose
-  /// accumulators no op touches before it (nor it), and whose shared operands nothing
-  /// writes, nor reads them. They then overlap that stretch (the fused linear kernel's state
-  /// update runs during the chunk's element-wise output work). None when no such gemm
-  /// follows before another gemm, wait or the block's end.
+  /// How many gemms at the end of `run` (all of it, possibly) may stay in flight after its
+  /// wait, and the synchronous wgmma gemm further down the block whose wait completes them:
+  /// those whose accumulators no op touches before it (nor it), and whose shared operands
+  /// nothing writes, nor reads them. They then overlap that stretch (the fused linear
+  /// kernel's state update runs during the chunk's element-wise output work). None when no
+  /// such gemm follows before another gemm, wait or the block's end.
   static std::pair<unsigned, Operation *> deferrable(ArrayRef<GemmOp> run) {
     Operation *sync = run.back()->getNextNode();
     SmallVector<Operation *> window;
@@ -162,8 +168,6 @@ struct TileUseWgmmaPass : public metaattn::tile::impl::TileUseWgmmaBase<TileUseW
         break;
       ++deferred;
     }
-    if (deferred == run.size())
-      deferred = 0;
     return {deferred, deferred ? sync : nullptr};
   }
 };

@@ -104,9 +104,11 @@ struct RecurrentTileConfig {
   /// `stages` stages of the chunk's Q, K and V; outputBlocksPerSm is its blocks per
   /// multiprocessor.
   bool fused = false;
-  /// Fused kernel, scalar gates: the update's V̂ = V ⊙ decay overwrites V once P·V has read
-  /// it, instead of a tile of its own written before the chunk's gemms (then the update is
-  /// issued with them and runs during the output's element-wise work).
+  /// Fused kernel, scalar gates: the update's V̂ = V ⊙ decay has no tile of its own; it is
+  /// written into Q's first key tile once the chunk's Q gemms are done (over V once P·V has
+  /// read it where the tiles' shapes differ), instead of a tile written before the chunk's
+  /// gemms with which the update is then issued. Either way the update runs during the
+  /// output's element-wise work, but over V.
   bool decayValuesInPlace = false;
   /// Vector gates: the output kernel splits a chunk into this many sub-chunks; only the
   /// diagonal ones are computed element-wise, the rest by gemms.
