@@ -45,7 +45,9 @@ struct PipelineOptions {
   /// one key tile, 16·warps), each block walking
   /// the chunks of one value tile of one head with that part of the state in registers,
   /// instead of the states kernel writing every chunk's state to global memory for the
-  /// output kernel (RecurrentTileConfig::fused). Off by default: not yet timed on a GPU.
+  /// output kernel (RecurrentTileConfig::fused). Off by default: on the H200 it is 1.2-1.6x
+  /// faster for RetNet, YOCO and RFA-Big but 0.77x for Mamba2 at batch 1 (too few blocks), and
+  /// the batch is known only at launch (benchmarks/RESULTS.md, twentieth session).
   bool fusedChunks = false;
   /// Softmax-family attentions with a score s * c (c > 0): keep raw scores and fold c into
   /// the exponent's fma (convert-attn-to-tile fold-score-scale; on by default: 4-14% faster
