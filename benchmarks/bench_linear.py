@@ -14,6 +14,7 @@ checked separately (tests/gpu/run_h200.sh runs frontend/variants/linear.mlir on 
 import argparse
 import csv
 import datetime
+import math
 import os
 import re
 import subprocess
@@ -113,10 +114,13 @@ def main():
                                           opts.split(), capture_output=True, text=True)
                     m = re.search(r"time: ([0-9.e+-]+) ms", proc.stdout)
                     ours = float(m.group(1)) if m else float("nan")
+                    # Which of a function's plans ran (the fused or the separate chunk kernels).
+                    plan = re.search(r"plan: ([a-z ]+) \(", proc.stdout)
                     if not m:
                         print(proc.stdout[-2000:] + proc.stderr[-2000:], file=sys.stderr)
                     row = {"shape": label, "variant": variant, "B": b, "H": h, "Hqk": hqk,
-                           "Dk": dk, "Dv": dv, "T": t, "opts": opts, "ours_ms": ours,
+                           "Dk": dk, "Dv": dv, "T": t, "opts": opts,
+                           "plan": plan.group(1) if plan else "", "ours_ms": ours,
                            "fla_ms": peer,
                            "ratio_vs_fla": peer / ours if ours == ours and peer == peer
                            else float("nan"),
@@ -127,12 +131,19 @@ def main():
                           f"FLA {peer:.3f} ms", flush=True)
     configs = len(args.opts.split("|"))
     print("\n| shape | T |" + (" options |" if configs > 1 else "") +
-          " metaattn ms | FLA ms | FLA/ours |")
-    print("|---|---|" + ("---|" if configs > 1 else "") + "---|---|---|")
+          " kernels | metaattn ms | FLA ms | FLA/ours |")
+    print("|---|---|" + ("---|" if configs > 1 else "") + "---|---|---|---|")
     for r in rows:
         opts = f" {r['opts'] or 'defaults'} |" if configs > 1 else ""
-        print(f"| {r['shape']} | {r['T']} |{opts} {r['ours_ms']:.3f} | {r['fla_ms']:.3f} | "
-              f"{r['ratio_vs_fla']:.2f} |")
+        print(f"| {r['shape']} | {r['T']} |{opts} {r['plan'] or '-'} | {r['ours_ms']:.3f} | "
+              f"{r['fla_ms']:.3f} | {r['ratio_vs_fla']:.2f} |")
+    for opts in args.opts.split("|"):
+        ratios = [r["ratio_vs_fla"] for r in rows
+                  if r["opts"] == opts and r["ratio_vs_fla"] == r["ratio_vs_fla"]]
+        if ratios:
+            print(f"geometric mean FLA/ours ({opts or 'defaults'}): "
+                  f"{math.exp(sum(map(math.log, ratios)) / len(ratios)):.2f} over {len(ratios)} "
+                  f"cells, {sum(x >= 1.0 for x in ratios)} at or above 1.0")
     return 0
 
 

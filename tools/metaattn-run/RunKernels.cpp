@@ -108,32 +108,62 @@ LogicalResult run::runOnGpu(ModuleOp module, const RunOptions &options, Problem 
       function = &f;
   if (!function)
     return fail(rt::Status::error("no kernels of @{} after lowering", name));
-  for (const AttentionKernel &kernel : function->kernels()) {
-    const JitTimings &jit = kernel.jitTimings();
-    llvm::outs() << "  jit: lower " << jit.lowerMs << " ms, compile " << jit.compileMs << " ms ("
-                 << jit.compiledBy << "), load " << jit.loadMs << " ms\n";
-  }
-  if (!options.dumpCuda.empty()) {
-    std::ofstream out(options.dumpCuda);
-    for (const AttentionKernel &kernel : function->kernels())
-      out << kernel.cudaSource();
-  }
-
-  // Device copies of every argument, result and intermediate, described as DLTensors.
-  std::vector<HostTensor> temps;
-  if (failed(makeTemporaries(function->plan(), problem, temps, error)))
-    return failure();
+  for (const AttentionFunction::Plan &plan : function->plans())
+    for (const AttentionKernel &kernel : plan.kernels) {
+      const JitTimings &jit = kernel.jitTimings();
+      llvm::outs() << "  jit: lower " << jit.lowerMs << " ms, compile " << jit.compileMs << " ms ("
+                   << jit.compiledBy << "), load " << jit.loadMs << " ms\n";
+    }
+  // Every argument, result and intermediate described as a DLTensor (the plan from the
+  // arguments' and results' shapes first: it decides the intermediates), then on the device.
   std::vector<HostTensor *> host;
   for (HostTensor &t : problem.operands)
     host.push_back(&t);
   for (HostTensor &t : problem.results)
     host.push_back(&t);
   size_t numTensors = host.size();
-  for (HostTensor &t : temps)
+  auto describe = [](HostTensor &t) {
+    DLTensor d;
+    d.data = nullptr;
+    d.device = {kDLCUDA, 0};
+    d.ndim = static_cast<int32_t>(t.sizes.size());
+    d.dtype = t.dtype == DType::bf16  ? DLDataType{kDLBfloat, 16, 1}
+              : t.dtype == DType::f16 ? DLDataType{kDLFloat, 16, 1}
+              : t.dtype == DType::i32 ? DLDataType{kDLInt, 32, 1}
+                                      : DLDataType{kDLFloat, 32, 1};
+    d.shape = t.sizes.data();
+    d.strides = t.strides.data();
+    d.byte_offset = 0;
+    return d;
+  };
+  std::vector<DLTensor> tensors;
+  for (HostTensor *t : host)
+    tensors.push_back(describe(*t));
+  rt::TensorList list;
+  for (DLTensor &d : tensors)
+    list.push_back(&d);
+  auto plan = function->choose(list);
+  if (!plan.ok())
+    return fail(plan.status());
+  if (function->plans().size() > 1)
+    llvm::outs() << "  plan: "
+                 << ((*plan)->lowered.needsFullWave ? "fused chunk kernel" : "separate kernels")
+                 << " (" << (*plan)->kernels.size() << " kernel"
+                 << ((*plan)->kernels.size() == 1 ? "" : "s") << ", of " << function->plans().size()
+                 << " plans)\n";
+  if (!options.dumpCuda.empty()) {
+    std::ofstream out(options.dumpCuda);
+    for (const AttentionKernel &kernel : (*plan)->kernels)
+      out << kernel.cudaSource();
+  }
+  std::vector<HostTensor> temps;
+  if (failed(makeTemporaries((*plan)->lowered, problem, temps, error)))
+    return failure();
+  for (HostTensor &t : temps) {
     host.push_back(&t);
+    tensors.push_back(describe(t));
+  }
   std::vector<rt::DeviceBuffer> buffers;
-  std::vector<DLTensor> tensors(host.size());
-  std::vector<std::vector<int64_t>> shapes(host.size()), strides(host.size());
   for (auto [i, t] : llvm::enumerate(host)) {
     auto buffer = (*device)->allocate(std::max<size_t>(t->storage.size(), 16));
     if (!buffer.ok())
@@ -141,22 +171,11 @@ LogicalResult run::runOnGpu(ModuleOp module, const RunOptions &options, Problem 
     if (auto s = (*device)->copyToDevice(buffer->get(), t->storage.data(), t->storage.size());
         !s.ok())
       return fail(s);
-    shapes[i] = t->sizes;
-    strides[i] = t->strides;
-    DLTensor &d = tensors[i];
-    d.data = buffer->data();
-    d.device = {kDLCUDA, 0};
-    d.ndim = static_cast<int32_t>(t->sizes.size());
-    d.dtype = t->dtype == DType::bf16  ? DLDataType{kDLBfloat, 16, 1}
-              : t->dtype == DType::f16 ? DLDataType{kDLFloat, 16, 1}
-              : t->dtype == DType::i32 ? DLDataType{kDLInt, 32, 1}
-                                       : DLDataType{kDLFloat, 32, 1};
-    d.shape = shapes[i].data();
-    d.strides = strides[i].data();
-    d.byte_offset = 0;
+    tensors[i].data = buffer->data();
     buffers.push_back(std::move(*buffer));
   }
-  rt::TensorList list, tempList;
+  rt::TensorList tempList;
+  list.clear();
   for (size_t i = 0; i < tensors.size(); ++i)
     (i < numTensors ? list : tempList).push_back(&tensors[i]);
   if (auto s = function->launch(list, tempList); !s.ok())

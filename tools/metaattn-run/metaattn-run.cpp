@@ -129,9 +129,11 @@ static cl::opt<bool> precomputeGatesOpt(
 static cl::opt<bool> fusedChunksOpt(
     cl::cat(runCategory), "fused-chunks",
     cl::desc("attn.recurrent (RetNet, gated retention, Mamba2, plain linear; GLA up to a key "
-             "dim of 64): one kernel per op keeps each block's columns of the state on chip "
-             "instead of a states kernel writing every chunk's state for an output kernel "
-             "(default false; where the state would not fit, the kernels stay)"),
+             "dim of 64): =true, one kernel per op keeps each block's columns of the state on "
+             "chip; =false, a states kernel writes every chunk's state for an output kernel. "
+             "Absent: on the GPU both, the fused one launched when its grid has a block per "
+             "multiprocessor at least; on the CPU and for --resource-report, the separate "
+             "kernels. Where the state would not fit, the kernels stay separate"),
     cl::init(false));
 static cl::opt<bool> foldScoreScaleOpt(
     cl::cat(runCategory), "fold-score-scale",
@@ -202,7 +204,9 @@ static int runMain(int argc, char **argv) {
   options.pipeline.stagedStateStores = stagedStateStoresOpt;
   options.pipeline.compactVectorOutput = compactVectorOutputOpt;
   options.pipeline.precomputeGates = precomputeGatesOpt;
-  options.pipeline.fusedChunks = fusedChunksOpt;
+  if (fusedChunksOpt.getNumOccurrences())
+    options.pipeline.chunkKernels = fusedChunksOpt ? PipelineOptions::ChunkKernels::fused
+                                                   : PipelineOptions::ChunkKernels::separate;
   options.pipeline.foldScoreScale = foldScoreScaleOpt;
   options.pipeline.warpSpecialize = warpSpecializeOpt;
   options.pipeline.pingpong = pingpongOpt;

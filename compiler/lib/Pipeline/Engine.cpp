@@ -2,6 +2,7 @@
 #include "metaattn/Pipeline/Pipeline.h"
 
 #include "metaattn/Conversion/AttnToTile/AttnToTile.h"
+#include "metaattn/Dialect/Attn/IR/AttnOps.h"
 
 #include "metaattn/Runtime/KernelCache.h"
 #include "metaattn/Runtime/Launch.h"
@@ -91,52 +92,136 @@ metaattn::compileAttention(ModuleOp module, const PipelineOptions &options, rt::
   return result;
 }
 
+/// `module`'s functions lowered with `options` and grouped (the module is lowered in place).
+static rt::StatusOr<std::vector<LoweredFunction>> lowerFunctions(ModuleOp module,
+                                                                 const PipelineOptions &options) {
+  auto lowered = lowerToCuda(module, options);
+  if (!lowered.ok())
+    return lowered.status();
+  return groupByFunction(std::move(*lowered));
+}
+
+/// Whether two lowerings of a function are the same kernels.
+static bool sameKernels(const LoweredFunction &a, const LoweredFunction &b) {
+  if (a.kernels.size() != b.kernels.size())
+    return false;
+  for (auto [x, y] : llvm::zip(a.kernels, b.kernels))
+    if (x.cudaSource != y.cudaSource)
+      return false;
+  return true;
+}
+
 rt::StatusOr<std::vector<AttentionFunction>>
 metaattn::compileAttentionFunctions(ModuleOp module, const PipelineOptions &options,
                                     rt::Device *device) {
+  using ChunkKernels = PipelineOptions::ChunkKernels;
   Clock::time_point start = Clock::now();
-  auto lowered = lowerToCuda(module, forDevice(options, *device));
-  if (!lowered.ok())
-    return lowered.status();
-  double lowerMs = msSince(start);
-  auto grouped = groupByFunction(std::move(*lowered));
+  PipelineOptions chosen = forDevice(options, *device);
+  // By grid: the fused chunk kernels too, from a copy (lowering rewrites the module), each
+  // function's fused plan tried first where it differs from the separate kernels.
+  std::vector<LoweredFunction> fused;
+  bool recurrent = false;
+  module.walk([&](attn::RecurrentOp) { recurrent = true; });
+  if (chosen.chunkKernels == ChunkKernels::byGrid && recurrent) {
+    OwningOpRef<ModuleOp> copy = module.clone();
+    PipelineOptions fusedOptions = chosen;
+    fusedOptions.chunkKernels = ChunkKernels::fused;
+    auto grouped = lowerFunctions(*copy, fusedOptions);
+    if (!grouped.ok())
+      return grouped.status();
+    fused = std::move(*grouped);
+  }
+  if (chosen.chunkKernels == ChunkKernels::byGrid)
+    chosen.chunkKernels = ChunkKernels::separate;
+  auto grouped = lowerFunctions(module, chosen);
   if (!grouped.ok())
     return grouped.status();
+  double lowerMs = msSince(start);
+
+  std::vector<AttentionFunction> result;
+  for (LoweredFunction &function : *grouped) {
+    AttentionFunction f;
+    for (LoweredFunction &other : fused)
+      if (other.name == function.name && !sameKernels(other, function)) {
+        other.needsFullWave = true;
+        f.choices.push_back({std::move(other), {}});
+      }
+    f.choices.push_back({std::move(function), {}});
+    result.push_back(std::move(f));
+  }
+  // Every kernel of every plan compiles concurrently.
   rt::CompileOptions compileOptions;
   compileOptions.arch = rt::detectArch(*device);
   std::vector<const LoweredKernel *> all;
-  for (const LoweredFunction &function : *grouped)
-    for (const LoweredKernel &kernel : function.kernels)
-      all.push_back(&kernel);
+  for (const AttentionFunction &f : result)
+    for (const AttentionFunction::Plan &plan : f.choices)
+      for (const LoweredKernel &kernel : plan.lowered.kernels)
+        all.push_back(&kernel);
   std::vector<rt::KernelCache::Fetched> fetched = fetchAll(all, compileOptions);
-  std::vector<AttentionFunction> result;
   size_t next = 0;
-  for (LoweredFunction &function : *grouped) {
-    AttentionFunction f;
-    for (LoweredKernel &kernel : function.kernels) {
-      AttentionKernel k;
-      METAATTN_RETURN_IF_ERROR(
-          loadOne(kernel, fetched[next++], device, k.compiled, k.loaded, k.timings, lowerMs));
-      k.kernel = kernel;
-      f.compiledKernels.push_back(std::move(k));
-    }
-    f.lowered = std::move(function);
-    result.push_back(std::move(f));
-  }
+  for (AttentionFunction &f : result)
+    for (AttentionFunction::Plan &plan : f.choices)
+      for (const LoweredKernel &kernel : plan.lowered.kernels) {
+        AttentionKernel k;
+        METAATTN_RETURN_IF_ERROR(
+            loadOne(kernel, fetched[next++], device, k.compiled, k.loaded, k.timings, lowerMs));
+        k.kernel = kernel;
+        plan.kernels.push_back(std::move(k));
+      }
   return result;
+}
+
+rt::StatusOr<size_t> metaattn::choosePlan(llvm::ArrayRef<const LoweredFunction *> plans,
+                                          const rt::TensorList &tensors, int smCount) {
+  const LoweredFunction &first = *plans.front();
+  if (tensors.size() != first.numArguments + first.numResults)
+    return rt::Status::error("function '{}' takes {} arguments and {} results, got {} tensors",
+                             first.name, first.numArguments, first.numResults, tensors.size());
+  for (auto [i, tensor] : llvm::enumerate(tensors))
+    if (!tensor)
+      return rt::Status::error("function '{}': tensor #{} is null", first.name, i);
+  rt::TensorList arguments(tensors.begin(), tensors.begin() + first.numArguments);
+  rt::TensorList results(tensors.begin() + first.numArguments, tensors.end());
+  for (auto [index, plan] : llvm::enumerate(llvm::drop_end(plans))) {
+    bool suits = true;
+    // A grid taken from an intermediate (null here) is not counted.
+    rt::TensorList none(plan->numTemporaries, nullptr);
+    for (const LoweredKernel &kernel : plan->kernels) {
+      auto grid = rt::computeGrid(kernel.signature, plan->select(kernel, arguments, results, none));
+      if (plan->needsFullWave && grid.ok() && (*grid)[0] * (*grid)[1] * (*grid)[2] < smCount)
+        suits = false;
+    }
+    if (suits)
+      return index;
+  }
+  return plans.size() - 1;
+}
+
+rt::StatusOr<const AttentionFunction::Plan *>
+AttentionFunction::choose(const rt::TensorList &tensors) const {
+  std::vector<const LoweredFunction *> lowered;
+  for (const Plan &plan : choices)
+    lowered.push_back(&plan.lowered);
+  int smCount = choices.front().kernels.front().loaded.device->properties().smCount;
+  METAATTN_ASSIGN_OR_RETURN(size_t index, choosePlan(lowered, tensors, smCount));
+  return &choices[index];
 }
 
 rt::Status AttentionFunction::launch(const rt::TensorList &tensors,
                                      const rt::TensorList &temporaries, CUstream stream) const {
-  size_t expected = lowered.numArguments + lowered.numResults;
-  if (tensors.size() != expected || temporaries.size() != lowered.numTemporaries)
-    return rt::Status::error("function '{}' takes {} arguments, {} results and {} "
-                             "intermediates, got {} tensors and {} intermediates",
-                             lowered.name, lowered.numArguments, lowered.numResults,
-                             lowered.numTemporaries, tensors.size(), temporaries.size());
+  METAATTN_ASSIGN_OR_RETURN(const Plan *plan, choose(tensors));
+  return launchPlan(*plan, tensors, temporaries, stream);
+}
+
+rt::Status AttentionFunction::launchPlan(const Plan &plan, const rt::TensorList &tensors,
+                                         const rt::TensorList &temporaries, CUstream stream) const {
+  const LoweredFunction &lowered = plan.lowered;
+  if (temporaries.size() != lowered.numTemporaries)
+    return rt::Status::error("function '{}' takes {} intermediates, got {}", lowered.name,
+                             lowered.numTemporaries, temporaries.size());
   rt::TensorList arguments(tensors.begin(), tensors.begin() + lowered.numArguments);
   rt::TensorList results(tensors.begin() + lowered.numArguments, tensors.end());
-  for (const AttentionKernel &kernel : compiledKernels)
+  for (const AttentionKernel &kernel : plan.kernels)
     METAATTN_RETURN_IF_ERROR(
         kernel.launch(lowered.select(kernel.kernel, arguments, results, temporaries), stream));
   return rt::Status::success();
@@ -144,14 +229,12 @@ rt::Status AttentionFunction::launch(const rt::TensorList &tensors,
 
 rt::Status AttentionFunction::run(const rt::TensorList &tensors, rt::Device *device,
                                   CUstream stream) const {
+  METAATTN_ASSIGN_OR_RETURN(const Plan *plan, choose(tensors));
+  const LoweredFunction &lowered = plan->lowered;
   if (lowered.numTemporaries == 0)
-    return launch(tensors, {}, stream);
-  if (tensors.size() != lowered.numArguments + lowered.numResults)
-    return launch(tensors, {}, stream); // reports the count
+    return launchPlan(*plan, tensors, {}, stream);
   std::vector<std::vector<int64_t>> argShapes, resultShapes;
   for (size_t i = 0; i < tensors.size(); ++i) {
-    if (!tensors[i])
-      return rt::Status::error("function '{}': tensor #{} is null", lowered.name, i);
     std::vector<int64_t> shape(tensors[i]->shape, tensors[i]->shape + tensors[i]->ndim);
     (i < lowered.numArguments ? argShapes : resultShapes).push_back(std::move(shape));
   }
@@ -179,7 +262,7 @@ rt::Status AttentionFunction::run(const rt::TensorList &tensors, rt::Device *dev
     buffers.push_back(std::move(*buffer));
     list.push_back(&d);
   }
-  rt::Status status = launch(tensors, list, stream);
+  rt::Status status = launchPlan(*plan, tensors, list, stream);
   // The intermediates are freed on return: wait for the kernels that use them.
   rt::Status synced = device->synchronize();
   return status.ok() ? synced : status;

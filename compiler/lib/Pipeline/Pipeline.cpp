@@ -43,7 +43,7 @@ void metaattn::buildAttnToTilePipeline(OpPassManager &pm, const PipelineOptions 
   convert.stagedStateStores = options.stagedStateStores;
   convert.compactVectorOutput = options.compactVectorOutput;
   convert.precomputeGates = options.precomputeGates;
-  convert.fusedChunks = options.fusedChunks;
+  convert.fusedChunks = options.chunkKernels == PipelineOptions::ChunkKernels::fused;
   convert.foldScoreScale = options.foldScoreScale;
   convert.warpSpecialize = options.warpSpecialize;
   convert.gemmOverlap = options.warpSpecialize && options.gemmOverlap;
@@ -84,7 +84,7 @@ std::string metaattn::tuningArch(llvm::StringRef target, const PipelineOptions &
     arch += "+persistent";
   if (!options.groupGuards)
     arch += "+no-group-guards";
-  if (options.fusedChunks)
+  if (options.chunkKernels == PipelineOptions::ChunkKernels::fused)
     arch += "+fused-chunks";
   return arch;
 }
@@ -178,7 +178,8 @@ void metaattn::registerMetaAttnPipelines() {
         options.stagedStateStores = cl.stagedStateStores;
         options.compactVectorOutput = cl.compactVectorOutput;
         options.precomputeGates = cl.precomputeGates;
-        options.fusedChunks = cl.fusedChunks;
+        options.chunkKernels = cl.fusedChunks ? PipelineOptions::ChunkKernels::fused
+                                              : PipelineOptions::ChunkKernels::separate;
         options.foldScoreScale = cl.foldScoreScale;
         options.warpSpecialize = cl.warpSpecialize;
         options.pingpong = cl.pingpong;

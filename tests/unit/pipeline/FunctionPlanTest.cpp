@@ -1,7 +1,8 @@
 //===- FunctionPlanTest.cpp - kernels of a function and their intermediates -===//
 //
 // Lowers differential attention (two attentions and a combine) and checks the function plan:
-// kernel order, bindings, intermediate shapes from the argument shapes, malformed plans; on a
+// kernel order, bindings, intermediate shapes from the argument shapes, malformed plans, the
+// choice between Mamba2's fused and separate chunk kernels by the grid; on a
 // GPU, AttentionFunction::run (intermediates allocated by the runtime) against the oracle
 // (skipped without one).
 //
@@ -37,13 +38,13 @@ struct Lowered {
   std::vector<LoweredFunction> functions;
 };
 
-void lowerVariant(const std::string &file, Lowered &out) {
+void lowerVariant(const std::string &file, Lowered &out, const PipelineOptions &options = {}) {
   mlir::DialectRegistry registry;
   registerMetaAttnDialects(registry);
   out.ctx.appendDialectRegistry(registry);
   out.module = mlir::parseSourceString<mlir::ModuleOp>(readVariant(file), &out.ctx);
   ASSERT_TRUE(out.module) << file;
-  auto lowered = lowerToCuda(*out.module, {});
+  auto lowered = lowerToCuda(*out.module, options);
   ASSERT_TRUE(lowered.ok()) << lowered.status().message();
   auto grouped = groupByFunction(std::move(*lowered));
   ASSERT_TRUE(grouped.ok()) << grouped.status().message();
@@ -97,6 +98,64 @@ TEST(FunctionPlanTest, SingleAttentionKeepsItsName) {
   // The block map's symbols are block counts.
   const rt::TensorParam &map = f.kernels[0].signature.params[3];
   EXPECT_EQ(map.symbols, (std::vector<std::string>{"B", "H", "Sq/64", "Skv/128"}));
+}
+
+// The fused chunk kernel of Mamba2's SSD (3 heads of 32 value columns: one block per head and
+// batch) runs when its grid fills the multiprocessors; else the states and output kernels.
+TEST(FunctionPlanTest, FusedChunkPlanNeedsAFullWave) {
+  Lowered separate, fused;
+  ASSERT_NO_FATAL_FAILURE(lowerVariant("linear.mlir", separate));
+  PipelineOptions options;
+  options.chunkKernels = PipelineOptions::ChunkKernels::fused;
+  ASSERT_NO_FATAL_FAILURE(lowerVariant("linear.mlir", fused, options));
+  auto find = [](std::vector<LoweredFunction> &functions) -> LoweredFunction * {
+    for (LoweredFunction &f : functions)
+      if (f.name == "mamba2_ssd")
+        return &f;
+    return nullptr;
+  };
+  LoweredFunction *one = find(fused.functions), *two = find(separate.functions);
+  ASSERT_TRUE(one && two);
+  EXPECT_EQ(one->kernels.size(), 1u);
+  EXPECT_EQ(one->numTemporaries, 0u);
+  EXPECT_GE(two->kernels.size(), 2u);
+  EXPECT_GE(two->numTemporaries, 1u);
+  one->needsFullWave = true;
+  std::vector<const LoweredFunction *> plans = {one, two};
+
+  // x, B, C, dt, A; y. Only the shapes are read.
+  auto call = [&](int64_t batch, std::vector<std::vector<int64_t>> &shapes,
+                  std::vector<DLTensor> &tensors) {
+    shapes = {{batch, 100, 1, 64}, {batch, 100, 1, 64}, {batch, 100, 3, 32},
+              {batch, 100, 3},     {batch, 100, 3},     {3},
+              {batch, 100, 3, 32}};
+    tensors.assign(shapes.size(), DLTensor{});
+    rt::TensorList list;
+    for (size_t i = 0; i < shapes.size(); ++i) {
+      tensors[i].ndim = static_cast<int32_t>(shapes[i].size());
+      tensors[i].shape = shapes[i].data();
+      list.push_back(&tensors[i]);
+    }
+    return list;
+  };
+  std::vector<std::vector<int64_t>> shapes;
+  std::vector<DLTensor> tensors;
+  auto chosen = choosePlan(plans, call(44, shapes, tensors), 132);
+  ASSERT_TRUE(chosen.ok()) << chosen.status().message();
+  EXPECT_EQ(*chosen, 0u) << "44 x 3 blocks fill 132 multiprocessors";
+  chosen = choosePlan(plans, call(43, shapes, tensors), 132);
+  ASSERT_TRUE(chosen.ok()) << chosen.status().message();
+  EXPECT_EQ(*chosen, 1u) << "43 x 3 blocks do not";
+  EXPECT_EQ(*choosePlan(plans, call(1, shapes, tensors), 1), 0u);
+
+  rt::TensorList missing = call(1, shapes, tensors);
+  missing.pop_back();
+  EXPECT_EQ(choosePlan(plans, missing, 132).status().message(),
+            "function 'mamba2_ssd' takes 6 arguments and 1 results, got 6 tensors");
+  rt::TensorList withNull = call(1, shapes, tensors);
+  withNull[2] = nullptr;
+  EXPECT_EQ(choosePlan(plans, withNull, 132).status().message(),
+            "function 'mamba2_ssd': tensor #2 is null");
 }
 
 TEST(FunctionPlanTest, MalformedPlansAreReported) {

@@ -119,7 +119,7 @@ TEST(NvrtcVariantsFused, LinearFunctionsCompileAsOneKernelEach) {
   size_t functions = 0;
   module->walk([&](attn::RecurrentOp) { ++functions; });
   PipelineOptions options;
-  options.fusedChunks = true;
+  options.chunkKernels = PipelineOptions::ChunkKernels::fused;
   auto lowered = lowerToCuda(*module, options);
   ASSERT_TRUE(lowered.ok()) << lowered.status().message();
   EXPECT_EQ(lowered->size(), functions);

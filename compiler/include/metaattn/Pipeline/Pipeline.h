@@ -41,14 +41,24 @@ struct PipelineOptions {
   /// attn.recurrent with vector gates: a gates kernel writes the cumulative log-gates once,
   /// read by the states and output kernels (on by default: 7-8% faster for GLA on the H200).
   bool precomputeGates = true;
-  /// attn.recurrent: one fused kernel per op where the state fits (vector gates: a key dim of
-  /// one key tile, 16·warps), each block walking
-  /// the chunks of one value tile of one head with that part of the state in registers,
-  /// instead of the states kernel writing every chunk's state to global memory for the
-  /// output kernel (RecurrentTileConfig::fused). Off by default: on the H200 it is 1.2-1.6x
-  /// faster for RetNet, YOCO and RFA-Big but 0.77x for Mamba2 at batch 1 (too few blocks), and
-  /// the batch is known only at launch (benchmarks/RESULTS.md, twentieth session).
-  bool fusedChunks = false;
+  /// How attn.recurrent's chunked algorithm is split into kernels.
+  enum class ChunkKernels {
+    /// A states kernel writes every chunk's state to global memory for an output kernel
+    /// (with a gates kernel before them for precomputed vector gates).
+    separate,
+    /// One kernel per op where the state fits (vector gates: a key dim of one key tile,
+    /// 16·warps), each block walking the chunks of one value tile of one head with that part
+    /// of the state in registers (RecurrentTileConfig::fused); `separate` where it does not.
+    fused,
+    /// Both forms, the fused one launched when its grid has a block per multiprocessor at
+    /// least, else the separate kernels, which spread the chunks over more blocks: on the H200
+    /// the fused kernel is 1.2-1.6x faster for RetNet, YOCO and RFA-Big but 0.77x for Mamba2
+    /// at batch 1 (80 blocks for 132 multiprocessors), and the batch is known only at launch
+    /// (benchmarks/RESULTS.md). compileAttentionFunctions compiles both; lowering alone
+    /// (lowerToCuda, metaattn-opt) gives `separate`.
+    byGrid,
+  };
+  ChunkKernels chunkKernels = ChunkKernels::byGrid;
   /// Softmax-family attentions with a score s * c (c > 0): keep raw scores and fold c into
   /// the exponent's fma (convert-attn-to-tile fold-score-scale; on by default: 4-14% faster
   /// for softmax on the H200 at D 64/128, even at D 256).
@@ -124,6 +134,10 @@ struct LoweredFunction {
   std::string name;
   std::vector<LoweredKernel> kernels;
   unsigned numArguments = 0, numResults = 0, numTemporaries = 0;
+  /// As one of several plans of a function (choosePlan): taken only when each kernel's grid
+  /// (of those computable from the arguments and results) has a block per multiprocessor at
+  /// least, else the next plan is tried.
+  bool needsFullWave = false;
 
   /// The shape and dtype of every temporary, from the shapes of the arguments and results
   /// (given in order) through the kernels' dimension symbols.
@@ -151,6 +165,13 @@ rt::StatusOr<std::vector<LoweredKernel>> lowerToCuda(mlir::ModuleOp module,
 /// Groups lowered kernels by function, each in launch order (functions in order of their
 /// first kernel); checks that every function's bindings are complete.
 rt::StatusOr<std::vector<LoweredFunction>> groupByFunction(std::vector<LoweredKernel> kernels);
+
+/// The index of the first of `plans` (lowerings of one function, the last one unconditional)
+/// that suits a call on `tensors` (the function's arguments, then its results; only their
+/// shapes are read) on a device with `smCount` multiprocessors. Fails on a wrong tensor count
+/// or a null tensor.
+rt::StatusOr<size_t> choosePlan(llvm::ArrayRef<const LoweredFunction *> plans,
+                                const rt::TensorList &tensors, int smCount);
 
 /// Where the time of one kernel's just-in-time compilation went (milliseconds). The MLIR
 /// lowering and CUDA printing of a module is shared by its kernels; each reports all of it.
@@ -189,16 +210,28 @@ compileAttention(mlir::ModuleOp module, const PipelineOptions &options, rt::Devi
 
 /// A compiled attention function: its kernels, launched in order on the function's tensors.
 /// A function of one attention op is one kernel; differential attention is two attentions
-/// and a combine, with the attention outputs as intermediates.
+/// and a combine, with the attention outputs as intermediates. A function may have several
+/// plans, each a complete set of kernels (attn.recurrent's fused and separate chunk kernels,
+/// PipelineOptions::ChunkKernels::byGrid); each call runs the first plan that suits its shapes.
 class AttentionFunction {
 public:
-  const std::string &name() const { return lowered.name; }
-  const std::vector<AttentionKernel> &kernels() const { return compiledKernels; }
-  const LoweredFunction &plan() const { return lowered; }
+  /// One way to run the function: its kernels in launch order and the tensors between them.
+  struct Plan {
+    LoweredFunction lowered;
+    std::vector<AttentionKernel> kernels;
+  };
 
-  /// Launches every kernel on `tensors` (the function's arguments, then its results) and
-  /// `temporaries` (the intermediates, shaped by LoweredFunction::temporaries), in order on
-  /// `stream`; every tensor is checked before its kernel launches.
+  const std::string &name() const { return choices.front().lowered.name; }
+  /// The plans in the order they are tried; the last one always suits.
+  const std::vector<Plan> &plans() const { return choices; }
+
+  /// The plan a call on `tensors` (the function's arguments, then its results) runs; fails on
+  /// a wrong tensor count or a null tensor.
+  rt::StatusOr<const Plan *> choose(const rt::TensorList &tensors) const;
+  /// Launches the kernels of the plan `choose` picks for `tensors` (the function's arguments,
+  /// then its results) on `tensors` and `temporaries` (the intermediates of that plan, shaped
+  /// by its LoweredFunction::temporaries), in order on `stream`; every tensor is checked
+  /// before its kernel launches.
   rt::Status launch(const rt::TensorList &tensors, const rt::TensorList &temporaries,
                     CUstream stream = nullptr) const;
   /// As above, with the intermediates allocated on `device` for this call; waits for the
@@ -209,8 +242,10 @@ public:
 private:
   friend rt::StatusOr<std::vector<AttentionFunction>>
   compileAttentionFunctions(mlir::ModuleOp, const PipelineOptions &, rt::Device *);
-  LoweredFunction lowered;
-  std::vector<AttentionKernel> compiledKernels;
+  /// `launch` with the plan chosen; `tensors` checked by `choose`.
+  rt::Status launchPlan(const Plan &plan, const rt::TensorList &tensors,
+                        const rt::TensorList &temporaries, CUstream stream) const;
+  std::vector<Plan> choices;
 };
 
 /// Lowers and compiles `module` like compileAttention, grouped by function.
