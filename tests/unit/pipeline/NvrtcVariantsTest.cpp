@@ -81,15 +81,26 @@ bool compilesWithItsInstructions(const LoweredKernel &kernel, std::string *ptx =
   return true;
 }
 
-class NvrtcVariants : public ::testing::TestWithParam<std::string> {};
-
-TEST_P(NvrtcVariants, EveryFunctionCompilesForSm90a) {
-  auto nvrtc = rt::Nvrtc::get();
-  if (!nvrtc.ok())
-    GTEST_SKIP() << "NVRTC is not available: " << nvrtc.status().message();
+mlir::DialectRegistry metaAttnDialects() {
   mlir::DialectRegistry registry;
   registerMetaAttnDialects(registry);
-  mlir::MLIRContext ctx(registry);
+  return registry;
+}
+
+/// A test that needs NVRTC (skipped without it), with a context holding the dialects.
+template <class Base> class WithNvrtc : public Base {
+protected:
+  void SetUp() override {
+    auto nvrtc = rt::Nvrtc::get();
+    if (!nvrtc.ok())
+      GTEST_SKIP() << "NVRTC is not available: " << nvrtc.status().message();
+  }
+  mlir::MLIRContext ctx{metaAttnDialects()};
+};
+
+class NvrtcVariants : public WithNvrtc<::testing::TestWithParam<std::string>> {};
+
+TEST_P(NvrtcVariants, EveryFunctionCompilesForSm90a) {
   auto module = parseVariant(GetParam(), ctx);
   ASSERT_TRUE(module) << GetParam();
   size_t attentionOps = 0, attentionKernels = 0;
@@ -107,13 +118,9 @@ TEST_P(NvrtcVariants, EveryFunctionCompilesForSm90a) {
 // The fused chunk kernel (--fused-chunks): one kernel per function of linear.mlir, compiled,
 // with the update's wgmma group left in flight across the element-wise output work (a
 // wait_group with gemms still pending) where V̂ has a tile of its own.
-TEST(NvrtcVariantsFused, LinearFunctionsCompileAsOneKernelEach) {
-  auto nvrtc = rt::Nvrtc::get();
-  if (!nvrtc.ok())
-    GTEST_SKIP() << "NVRTC is not available: " << nvrtc.status().message();
-  mlir::DialectRegistry registry;
-  registerMetaAttnDialects(registry);
-  mlir::MLIRContext ctx(registry);
+class NvrtcVariantsFused : public WithNvrtc<::testing::Test> {};
+
+TEST_F(NvrtcVariantsFused, LinearFunctionsCompileAsOneKernelEach) {
   auto module = parseVariant("linear.mlir", ctx);
   ASSERT_TRUE(module);
   size_t functions = 0;
@@ -127,8 +134,9 @@ TEST(NvrtcVariantsFused, LinearFunctionsCompileAsOneKernelEach) {
     EXPECT_EQ(kernel.name, kernel.function) << "one kernel, named as its function";
     std::string ptx;
     EXPECT_TRUE(compilesWithItsInstructions(kernel, &ptx)) << kernel.name;
-    if (kernel.name == "retnet_recurrent")
+    if (kernel.name == "retnet_recurrent") {
       EXPECT_NE(ptx.find("wgmma.wait_group.sync.aligned 1;"), std::string::npos) << ptx;
+    }
   }
 }
 

@@ -19,12 +19,9 @@ void RecurrentKernelBuilder::buildStatesBody() {
   // S starts from the initial state (zero past the head dims) or zero.
   initState(state, k0);
   bool constantGates = false;
-  auto loop = beginChunkLoop(constantGates);
   {
     OpBuilder::InsertionGuard guard(b);
-    Value j = loop.getInductionVar();
-    b.setInsertionPoint(loop.getBody().front().getTerminator());
-    Value t0 = mul(j, idx(chunk));
+    auto [j, t0] = beginChunkLoop(constantGates);
     // K and V slices of the chunk (the pipeline makes these copies async).
     b.create<CopyOp>(loc, kParam, ValueRange{batch, t0, qkHead, k0}, kS, ValueRange{},
                      b.getDenseI64ArrayAttr({1, 3}), false);
@@ -116,12 +113,9 @@ void RecurrentKernelBuilder::buildFusedBody() {
     b.create<CopyOp>(loc, frag, ValueRange{}, stateTiles[k], ValueRange{}, nullptr, false);
   }
   bool constantGates = false;
-  auto loop = beginChunkLoop(constantGates);
   {
     OpBuilder::InsertionGuard guard(b);
-    Value j = loop.getInductionVar();
-    b.setInsertionPoint(loop.getBody().front().getTerminator());
-    Value t0 = mul(j, idx(chunk));
+    auto [j, t0] = beginChunkLoop(constantGates);
     auto dims = b.getDenseI64ArrayAttr({1, 3});
     for (auto [k, tile] : llvm::enumerate(qTiles)) {
       Value col = idx(static_cast<int64_t>(k) * keyCols);

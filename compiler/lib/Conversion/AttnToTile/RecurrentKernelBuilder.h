@@ -116,9 +116,14 @@ private:
   /// `frag` (key rows from `row0`, the block's value columns) from the initial state, zero
   /// past the head dims, or zero without one.
   void initState(mlir::Value frag, mlir::Value row0);
-  /// The loop over the chunks (cfg.stages), after scanning a constant per-head gate once
-  /// (`constantGates`: then not per chunk).
-  tile::PipelinedOp beginChunkLoop(bool &constantGates);
+  /// The loop over the chunks: its chunk index and first token.
+  struct ChunkLoop {
+    mlir::Value index, start;
+  };
+  /// Opens the loop over the chunks (cfg.stages), after scanning a constant per-head gate once
+  /// (`constantGates`: then not per chunk), and sets the insertion point in its body; the
+  /// caller's InsertionGuard returns it to after the loop.
+  ChunkLoop beginChunkLoop(bool &constantGates);
   void buildStatesBody();
   void buildOutputBody();
   void buildGatesBody();

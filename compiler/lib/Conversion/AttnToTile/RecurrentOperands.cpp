@@ -197,14 +197,17 @@ void RecurrentKernelBuilder::initState(Value frag, Value row0) {
   endParallel(par);
 }
 
-PipelinedOp RecurrentKernelBuilder::beginChunkLoop(bool &constantGates) {
+RecurrentKernelBuilder::ChunkLoop RecurrentKernelBuilder::beginChunkLoop(bool &constantGates) {
   // A constant per-head gate without gate_mod gives every chunk the same cumulative decay,
   // (i + 1) log α: scanned once here (rows past a short sequence masked), not per chunk.
   constantGates = kind == GateKind::head && op.getGateMod().empty();
   if (constantGates)
     loadGates(idx(0));
   Value chunks = b.create<arith::CeilDivSIOp>(loc, seqLen, idx(chunk));
-  return b.create<PipelinedOp>(loc, idx(0), chunks, cfg.stages);
+  auto loop = b.create<PipelinedOp>(loc, idx(0), chunks, cfg.stages);
+  b.setInsertionPoint(loop.getBody().front().getTerminator());
+  Value j = loop.getInductionVar();
+  return {j, mul(j, idx(chunk))};
 }
 
 void RecurrentKernelBuilder::allocVectorOperands() {
