@@ -24,8 +24,9 @@ check() { # file batch length options...: one PASS/FAIL line
   local f=$1 b=$2 s=$3; shift 3
   local log="$OUT/logs/$(basename "$f" .mlir)_b${b}_s${s}$(tag "$@").log"
   if timeout 300 "$RUN" "$f" --device="$DEVICE" --batch="$b" --seq-q="$s" "$@" > "$log" 2>&1; then
-    echo "PASS $(basename "$f") B=$b S=$s $* ($(grep -c '^PASS' "$log") functions)" \
-      "$(grep -m1 -o 'plan: [a-z ]*' "$log")"
+    local plan
+    plan=$(grep -m1 -o 'plan: [a-z ]*[a-z]' "$log")
+    echo "PASS $(basename "$f") B=$b S=$s $* ($(grep -c '^PASS' "$log") functions)${plan:+ $plan}"
   else
     echo "FAIL $(basename "$f") B=$b S=$s $* (see $log)"
   fi
@@ -79,8 +80,8 @@ while read -r label variant b h hkv dk dv t; do
     ms=$(sed -n 's/.*time: \([0-9.e+-]*\) ms.*/\1/p' "$OUT/logs/time.log" | head -1)
     row+=("${ms:-fail}")
   done
-  plan=$(grep -m1 -o 'plan: [a-z ]*' "$OUT/logs/time.log")
-  printf "%-28s %-6s %10s %10s %10s %s\n" "$label" "$t" "${row[@]}" "${plan#plan: }" >> "$table"
+  plan=$(grep -m1 -o 'plan: [a-z ]*[a-z]' "$OUT/logs/time.log")
+  printf "%-28s %-6s %10s %10s %10s %s\n" "$label" "$t" "${row[@]}" "${plan#plan: }" | sed 's/ *$//' >> "$table"
 done <<'EOF'
 RFA-Big_B64_H16_64/64 gated_retention 64 16 16 64 64 2048
 YOCO-13B_B8_H40_256/256 gated_retention 8 40 40 256 256 2048

@@ -147,7 +147,7 @@ LogicalResult run::runOnGpu(ModuleOp module, const RunOptions &options, Problem 
     return fail(plan.status());
   if (function->plans().size() > 1)
     llvm::outs() << "  plan: "
-                 << ((*plan)->lowered.needsFullWave ? "fused chunk kernel" : "separate kernels")
+                 << (*plan)->lowered.planName
                  << " (" << (*plan)->kernels.size() << " kernel"
                  << ((*plan)->kernels.size() == 1 ? "" : "s") << ", of " << function->plans().size()
                  << " plans)\n";

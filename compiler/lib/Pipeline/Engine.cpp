@@ -92,6 +92,10 @@ metaattn::compileAttention(ModuleOp module, const PipelineOptions &options, rt::
   return result;
 }
 
+/// The fused chunk kernels run when their grid has this many blocks per multiprocessor at
+/// least, else the separate kernels (which spread the chunks over more blocks).
+static constexpr double kFusedMinBlocksPerSM = 1.0;
+
 /// `module`'s functions lowered with `options` and grouped (the module is lowered in place).
 static rt::StatusOr<std::vector<LoweredFunction>> lowerFunctions(ModuleOp module,
                                                                  const PipelineOptions &options) {
@@ -143,9 +147,12 @@ metaattn::compileAttentionFunctions(ModuleOp module, const PipelineOptions &opti
     AttentionFunction f;
     for (LoweredFunction &other : fused)
       if (other.name == function.name && !sameKernels(other, function)) {
-        other.needsFullWave = true;
+        other.planName = "fused chunk kernel";
+        other.minBlocksPerSM = kFusedMinBlocksPerSM;
         f.choices.push_back({std::move(other), {}});
       }
+    if (f.choices.size() > 1)
+      function.planName = "separate kernels";
     f.choices.push_back({std::move(function), {}});
     result.push_back(std::move(f));
   }
@@ -188,7 +195,7 @@ rt::StatusOr<size_t> metaattn::choosePlan(llvm::ArrayRef<const LoweredFunction *
     rt::TensorList none(plan->numTemporaries, nullptr);
     for (const LoweredKernel &kernel : plan->kernels) {
       auto grid = rt::computeGrid(kernel.signature, plan->select(kernel, arguments, results, none));
-      if (plan->needsFullWave && grid.ok() && (*grid)[0] * (*grid)[1] * (*grid)[2] < smCount)
+      if (grid.ok() && (*grid)[0] * (*grid)[1] * (*grid)[2] < plan->minBlocksPerSM * smCount)
         suits = false;
     }
     if (suits)

@@ -102,7 +102,7 @@ TEST(FunctionPlanTest, SingleAttentionKeepsItsName) {
 
 // The fused chunk kernel of Mamba2's SSD (3 heads of 32 value columns: one block per head and
 // batch) runs when its grid fills the multiprocessors; else the states and output kernels.
-TEST(FunctionPlanTest, FusedChunkPlanNeedsAFullWave) {
+TEST(FunctionPlanTest, FusedChunkPlanNeedsEnoughBlocks) {
   Lowered separate, fused;
   ASSERT_NO_FATAL_FAILURE(lowerVariant("linear.mlir", separate));
   PipelineOptions options;
@@ -120,7 +120,7 @@ TEST(FunctionPlanTest, FusedChunkPlanNeedsAFullWave) {
   EXPECT_EQ(one->numTemporaries, 0u);
   EXPECT_GE(two->kernels.size(), 2u);
   EXPECT_GE(two->numTemporaries, 1u);
-  one->needsFullWave = true;
+  one->minBlocksPerSM = 1;
   std::vector<const LoweredFunction *> plans = {one, two};
 
   // x, B, C, dt, A; y. Only the shapes are read.

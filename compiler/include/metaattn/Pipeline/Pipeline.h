@@ -134,10 +134,12 @@ struct LoweredFunction {
   std::string name;
   std::vector<LoweredKernel> kernels;
   unsigned numArguments = 0, numResults = 0, numTemporaries = 0;
-  /// As one of several plans of a function (choosePlan): taken only when each kernel's grid
-  /// (of those computable from the arguments and results) has a block per multiprocessor at
-  /// least, else the next plan is tried.
-  bool needsFullWave = false;
+  /// As one of several plans of a function (choosePlan): what it is, for messages
+  /// ("separate kernels", "fused chunk kernel"), and the blocks per multiprocessor each of its
+  /// kernels' grids (those computable from the arguments and results) must reach for it to
+  /// run, else the next plan is tried (0: always).
+  std::string planName;
+  double minBlocksPerSM = 0;
 
   /// The shape and dtype of every temporary, from the shapes of the arguments and results
   /// (given in order) through the kernels' dimension symbols.
