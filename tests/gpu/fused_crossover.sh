@@ -30,16 +30,16 @@ while read -r variant h hkv dk dv b t; do
   printf "%-16s %4s %6s %6s %6.2f %10s %10s %10s %s\n" "$variant" "$b" "$t" "$blocks" \
     "$(awk -v b="$blocks" -v s="$SMS" 'BEGIN { print b / s }')" "${row[@]}" "${plan#plan: }" | sed 's/ *$//'
 done <<'SHAPES'
-gated_retention 16 16 64 64 4 8192
-gated_retention 16 16 64 64 5 8192
 gated_retention 16 16 64 64 6 8192
 gated_retention 16 16 64 64 7 8192
+gated_retention 16 16 64 64 5 8192
+mamba2_ssd 80 1 128 64 1 2048
+gated_retention 40 40 256 256 1 8192
+retnet_recurrent 32 32 256 512 1 8192
+gated_retention 16 16 64 64 4 8192
 gated_retention 16 16 64 64 6 2048
 gated_retention 16 16 64 64 7 2048
-mamba2_ssd 80 1 128 64 1 2048
 mamba2_ssd 80 1 128 64 1 4096
-retnet_recurrent 32 32 256 512 1 8192
-gated_retention 40 40 256 256 1 8192
 gla 16 16 64 64 4 4096
 gla 16 16 64 64 8 4096
 SHAPES
