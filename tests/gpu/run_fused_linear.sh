@@ -2,7 +2,7 @@
 # The fused chunk kernel of the linear family (metaattn-run --fused-chunks) on the GPU: every
 # function of frontend/variants/linear.mlir and the PERF.md head dims against the token-by-token
 # oracle in both of its forms (the model's, and two stages with V̂ apart), and the default (both
-# forms compiled, the fused one launched when its grid has a block per multiprocessor: each
+# forms compiled, the fused one launched when its grid has 0.75 blocks per multiprocessor: each
 # check's log says which plan ran; the PERF.md dims at a batch whose grid fills the H200's 132
 # multiprocessors and one that does not), compute-sanitizer (memcheck, racecheck, synccheck) on
 # RetNet 6.7B's dims, then the time of the separate kernels, the fused one and the default's

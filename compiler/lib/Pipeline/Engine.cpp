@@ -93,8 +93,10 @@ metaattn::compileAttention(ModuleOp module, const PipelineOptions &options, rt::
 }
 
 /// The fused chunk kernels run when their grid has this many blocks per multiprocessor at
-/// least, else the separate kernels (which spread the chunks over more blocks).
-static constexpr double kFusedMinBlocksPerSM = 1.0;
+/// least, else the separate kernels (which spread the chunks over more blocks). On the H200
+/// (132 multiprocessors) the fused kernel was 1.31x slower for Mamba2 2.7B at 80 blocks (0.61
+/// per multiprocessor) and 1.28x faster for RFA-Big at 128 (0.97); benchmarks/RESULTS.md.
+static constexpr double kFusedMinBlocksPerSM = 0.75;
 
 /// `module`'s functions lowered with `options` and grouped (the module is lowered in place).
 static rt::StatusOr<std::vector<LoweredFunction>> lowerFunctions(ModuleOp module,

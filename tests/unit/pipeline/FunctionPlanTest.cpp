@@ -101,7 +101,8 @@ TEST(FunctionPlanTest, SingleAttentionKeepsItsName) {
 }
 
 // The fused chunk kernel of Mamba2's SSD (3 heads of 32 value columns: one block per head and
-// batch) runs when its grid fills the multiprocessors; else the states and output kernels.
+// batch) runs when its grid has the plan's blocks per multiprocessor; else the states and
+// output kernels.
 TEST(FunctionPlanTest, FusedChunkPlanNeedsEnoughBlocks) {
   Lowered separate, fused;
   ASSERT_NO_FATAL_FAILURE(lowerVariant("linear.mlir", separate));
@@ -120,7 +121,7 @@ TEST(FunctionPlanTest, FusedChunkPlanNeedsEnoughBlocks) {
   EXPECT_EQ(one->numTemporaries, 0u);
   EXPECT_GE(two->kernels.size(), 2u);
   EXPECT_GE(two->numTemporaries, 1u);
-  one->minBlocksPerSM = 1;
+  one->minBlocksPerSM = 0.75;
   std::vector<const LoweredFunction *> plans = {one, two};
 
   // x, B, C, dt, A; y. Only the shapes are read.
@@ -140,13 +141,14 @@ TEST(FunctionPlanTest, FusedChunkPlanNeedsEnoughBlocks) {
   };
   std::vector<std::vector<int64_t>> shapes;
   std::vector<DLTensor> tensors;
-  auto chosen = choosePlan(plans, call(44, shapes, tensors), 132);
+  auto chosen = choosePlan(plans, call(33, shapes, tensors), 132);
   ASSERT_TRUE(chosen.ok()) << chosen.status().message();
-  EXPECT_EQ(*chosen, 0u) << "44 x 3 blocks fill 132 multiprocessors";
-  chosen = choosePlan(plans, call(43, shapes, tensors), 132);
+  EXPECT_EQ(*chosen, 0u) << "33 x 3 blocks are 0.75 per multiprocessor of 132";
+  chosen = choosePlan(plans, call(32, shapes, tensors), 132);
   ASSERT_TRUE(chosen.ok()) << chosen.status().message();
-  EXPECT_EQ(*chosen, 1u) << "43 x 3 blocks do not";
-  EXPECT_EQ(*choosePlan(plans, call(1, shapes, tensors), 1), 0u);
+  EXPECT_EQ(*chosen, 1u) << "32 x 3 blocks are fewer";
+  EXPECT_EQ(*choosePlan(plans, call(1, shapes, tensors), 4), 0u);
+  EXPECT_EQ(*choosePlan(plans, call(1, shapes, tensors), 5), 1u);
 
   rt::TensorList missing = call(1, shapes, tensors);
   missing.pop_back();
