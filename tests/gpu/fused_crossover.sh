@@ -11,7 +11,7 @@ OUT=${OUT:-/tmp/metaattn-crossover}
 mkdir -p "$OUT"
 export METAATTN_CACHE_DIR=${METAATTN_CACHE_DIR:-/tmp/metaattn-cache}
 SMS=$(nvidia-smi --query-gpu=multiprocessor_count --format=csv,noheader 2>/dev/null | head -1)
-SMS=${SMS:-132}
+[[ "$SMS" =~ ^[0-9]+$ ]] || SMS=132  # nvidia-smi without the field: the H200's
 printf "%-16s %4s %6s %6s %6s %10s %10s %10s %s\n" variant B T blocks per_SM separate fused \
   default "(default's plan)"
 while read -r variant h hkv dk dv b t; do

@@ -131,9 +131,10 @@ static cl::opt<bool> fusedChunksOpt(
     cl::desc("attn.recurrent (RetNet, gated retention, Mamba2, plain linear; GLA up to a key "
              "dim of 64): =true, one kernel per op keeps each block's columns of the state on "
              "chip; =false, a states kernel writes every chunk's state for an output kernel. "
-             "Absent: on the GPU both, the fused one launched when its grid has three blocks "
-             "for every four multiprocessors at least; on the CPU and for --resource-report, "
-             "the separate kernels. Where the state would not fit, the kernels stay separate"),
+             "Absent: on the GPU both, the fused one launched when its grid has 0.4 blocks per "
+             "multiprocessor per 64-wide key tile at least; on the CPU and for "
+             "--resource-report, the separate kernels. Where the state would not fit, the kernels "
+             "stay separate"),
     cl::init(false));
 static cl::opt<bool> foldScoreScaleOpt(
     cl::cat(runCategory), "fold-score-scale",

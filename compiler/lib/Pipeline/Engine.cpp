@@ -7,6 +7,9 @@
 #include "metaattn/Runtime/KernelCache.h"
 #include "metaattn/Runtime/Launch.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/ADT/StringMap.h"
+
 #include <chrono>
 
 using namespace mlir;
@@ -92,11 +95,28 @@ metaattn::compileAttention(ModuleOp module, const PipelineOptions &options, rt::
   return result;
 }
 
-/// The fused chunk kernels run when their grid has this many blocks per multiprocessor at
-/// least, else the separate kernels (which spread the chunks over more blocks). On the H200
-/// (132 multiprocessors) the fused kernel was 1.31x slower for Mamba2 2.7B at 80 blocks (0.61
-/// per multiprocessor) and 1.28x faster for RFA-Big at 128 (0.97); benchmarks/RESULTS.md.
-static constexpr double kFusedMinBlocksPerSM = 0.75;
+/// The blocks per multiprocessor from which a function's fused chunk kernels run, else the
+/// separate kernels: 0.4 per 64-wide key tile of its widest state. The separate states kernel
+/// spreads the state's key tiles over blocks, so the fused one, which holds them all, needs
+/// more blocks to win the wider the key dim. On the H200 (132 multiprocessors,
+/// tests/gpu/fused_crossover.sh, benchmarks/RESULTS.md): RFA-Big (one key tile) fused 1.05x
+/// faster at 0.61 and even at 0.48; Mamba2 (two) 1.31x slower at 0.61; YOCO (four) 1.16x slower
+/// at 1.21, RetNet (four) 1.39x faster at 1.94.
+/// Per function of `module` with an attn.recurrent (before lowering).
+static llvm::StringMap<double> fusedMinBlocksPerSM(ModuleOp module) {
+  llvm::StringMap<double> result;
+  module.walk([&](attn::RecurrentOp op) {
+    auto func = op->getParentOfType<func::FuncOp>();
+    auto q = cast<RankedTensorType>(op.getQ().getType());
+    if (!func)
+      return;
+    int64_t keyTiles = q.isDynamicDim(q.getRank() - 1) ? 1 : (q.getShape().back() + 63) / 64;
+    double perSM = 0.4 * static_cast<double>(keyTiles);
+    double &entry = result[func.getSymName()];
+    entry = std::max(entry, perSM);
+  });
+  return result;
+}
 
 /// `module`'s functions lowered with `options` and grouped (the module is lowered in place).
 static rt::StatusOr<std::vector<LoweredFunction>> lowerFunctions(ModuleOp module,
@@ -128,6 +148,7 @@ metaattn::compileAttentionFunctions(ModuleOp module, const PipelineOptions &opti
   std::vector<LoweredFunction> fused;
   bool recurrent = false;
   module.walk([&](attn::RecurrentOp) { recurrent = true; });
+  llvm::StringMap<double> fusedMinBlocks = fusedMinBlocksPerSM(module);
   if (chosen.chunkKernels == ChunkKernels::byGrid && recurrent) {
     OwningOpRef<ModuleOp> copy = module.clone();
     PipelineOptions fusedOptions = chosen;
@@ -150,7 +171,7 @@ metaattn::compileAttentionFunctions(ModuleOp module, const PipelineOptions &opti
     for (LoweredFunction &other : fused)
       if (other.name == function.name && !sameKernels(other, function)) {
         other.planName = "fused chunk kernel";
-        other.minBlocksPerSM = kFusedMinBlocksPerSM;
+        other.minBlocksPerSM = fusedMinBlocks.lookup(function.name);
         f.choices.push_back({std::move(other), {}});
       }
     if (f.choices.size() > 1)

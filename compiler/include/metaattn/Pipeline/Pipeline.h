@@ -50,9 +50,10 @@ struct PipelineOptions {
     /// 16·warps), each block walking the chunks of one value tile of one head with that part
     /// of the state in registers (RecurrentTileConfig::fused); `separate` where it does not.
     fused,
-    /// Both forms, the fused one launched when its grid has three blocks for every four
-    /// multiprocessors at least, else the separate kernels, which spread the chunks over more
-    /// blocks: on the H200 the fused kernel is 1.2-1.6x faster for RetNet, YOCO and RFA-Big
+    /// Both forms, the fused one launched when its grid has 0.4 blocks per multiprocessor per
+    /// 64-wide key tile of the state at least, else the separate kernels, which spread the
+    /// chunks and the state's key tiles over more blocks: on the H200 the fused kernel is 1.2-1.6x
+    /// faster for RetNet, YOCO and RFA-Big
     /// at their PERF.md shapes but 0.77x for Mamba2 at batch 1 (80 blocks for 132
     /// multiprocessors), and the batch is known only at launch (benchmarks/RESULTS.md).
     /// compileAttentionFunctions compiles both; lowering alone
