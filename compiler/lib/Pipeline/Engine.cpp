@@ -101,8 +101,8 @@ metaattn::compileAttention(ModuleOp module, const PipelineOptions &options, rt::
 /// more blocks to win the wider the key dim. On the H200 (132 multiprocessors,
 /// tests/gpu/fused_crossover.sh, benchmarks/RESULTS.md): RFA-Big (one key tile) fused 1.05x
 /// faster at 0.61 and even at 0.48; Mamba2 (two) 1.31x slower at 0.61; YOCO (four) 1.16x slower
-/// at 1.21, RetNet (four) 1.39x faster at 1.94.
-/// Per function of `module` with an attn.recurrent (before lowering).
+/// at 1.21, RetNet (four) 1.39x faster at 1.94. One entry per function of `module` with an
+/// attn.recurrent (read before lowering).
 static llvm::StringMap<double> fusedMinBlocksPerSM(ModuleOp module) {
   llvm::StringMap<double> result;
   module.walk([&](attn::RecurrentOp op) {
@@ -146,10 +146,8 @@ metaattn::compileAttentionFunctions(ModuleOp module, const PipelineOptions &opti
   // By grid: the fused chunk kernels too, from a copy (lowering rewrites the module), each
   // function's fused plan tried first where it differs from the separate kernels.
   std::vector<LoweredFunction> fused;
-  bool recurrent = false;
-  module.walk([&](attn::RecurrentOp) { recurrent = true; });
   llvm::StringMap<double> fusedMinBlocks = fusedMinBlocksPerSM(module);
-  if (chosen.chunkKernels == ChunkKernels::byGrid && recurrent) {
+  if (chosen.chunkKernels == ChunkKernels::byGrid && !fusedMinBlocks.empty()) {
     OwningOpRef<ModuleOp> copy = module.clone();
     PipelineOptions fusedOptions = chosen;
     fusedOptions.chunkKernels = ChunkKernels::fused;

@@ -84,7 +84,8 @@ METAATTN_DEV void loadTileImpl(SmemTile<T, Rows, Cols, 1> dst, const TensorRef<R
   // async copy (the last tile of a sequence, or a tensor without 16-byte rows) is not
   // unrolled: its cp.async calls do not wait, and unrolled it was most of a kernel's NVRTC
   // time (nine copies in the fused chunk kernel: 1.8 s to a cubin, 0.9 s rolled). Synchronous
-  // copies stay unrolled so that their loads are in flight together.
+  // copies stay unrolled so that their loads are in flight together; the element-wise fallback
+  // (strided or misaligned tensors) is rolled in both.
   auto copyChunk = [&](int it) {
     int r, ch;
     if constexpr (kRowAligned) {
