@@ -172,7 +172,7 @@ metaattn::compileAttentionFunctions(ModuleOp module, const PipelineOptions &opti
         other.minBlocksPerSM = fusedMinBlocks.lookup(function.name);
         f.choices.push_back({std::move(other), {}});
       }
-    if (f.choices.size() > 1)
+    if (!f.choices.empty())
       function.planName = "separate kernels";
     f.choices.push_back({std::move(function), {}});
     result.push_back(std::move(f));

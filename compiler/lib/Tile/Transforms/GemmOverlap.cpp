@@ -346,6 +346,19 @@ public:
     IRMapping last;
     last.map(iv, b.create<arith::SubIOp>(loc, loop.getUpperBound(), idx(1)));
     cloneAt(plan.outputGemm, last);
+    // A persistent kernel's ring goes on into the next tile's loop: the last stage is
+    // released too, once its output gemm is done (the tail gemm is synchronous).
+    if (!plan.releases.empty() && loop->getParentOfType<KernelOp>()->hasAttr(kPersistentAttr)) {
+      b.setInsertionPointAfter(tail);
+      Value ran = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::sgt, loop.getUpperBound(),
+                                          loop.getLowerBound());
+      auto release = b.create<scf::IfOp>(loc, ran, /*withElseRegion=*/false);
+      b.setInsertionPointToStart(release.thenBlock());
+      IRMapping lastRelease;
+      lastRelease.map(iv, b.create<arith::SubIOp>(loc, loop.getUpperBound(), idx(1)));
+      for (Operation *op : plan.releases)
+        cloneAt(op, lastRelease);
+    }
     for (Operation *op : plan.releases)
       op->erase();
     plan.outputGemm->erase();
@@ -451,8 +464,14 @@ struct TileGemmOverlapPass : public metaattn::tile::impl::TileGemmOverlapBase<Ti
           ws.emitRemark() << "gemms not overlapped: more than two consumer warpgroups";
         return;
       }
-      for (auto loop : ws.getConsumer().front().getOps<scf::ForOp>())
-        loops.push_back(loop);
+      // The kv loops: at the top of the consumer, or one level down in a persistent
+      // kernel's loop over tiles.
+      for (auto loop : ws.getConsumer().front().getOps<scf::ForOp>()) {
+        if (kernel && kernel->hasAttr(kPersistentAttr))
+          llvm::append_range(loops, loop.getBody()->getOps<scf::ForOp>());
+        else
+          loops.push_back(loop);
+      }
     });
     for (scf::ForOp loop : loops) {
       Plan plan;
