@@ -167,7 +167,9 @@ static cl::opt<bool> pingpongOpt(
 static cl::opt<bool> persistentOpt(
     cl::cat(runCategory), "persistent",
     cl::desc("warp-specialised kernels walk the grid's tiles from one block per "
-             "multiprocessor, loading the next tile while finishing one (default false)"),
+             "multiprocessor, loading the next tile while finishing one (=true: always, "
+             "=false: never; absent: the library's default, PipelineOptions::"
+             "persistentShortGrids)"),
     cl::init(false));
 
 static cl::opt<bool> groupGuardsOpt(
@@ -212,7 +214,10 @@ static int runMain(int argc, char **argv) {
   options.pipeline.warpSpecialize = warpSpecializeOpt;
   options.pipeline.pingpong = pingpongOpt;
   options.pipeline.gemmOverlap = gemmOverlapOpt;
-  options.pipeline.persistent = persistentOpt;
+  if (persistentOpt.getNumOccurrences()) {
+    options.pipeline.persistent = persistentOpt;
+    options.pipeline.persistentShortGrids = false;
+  }
   options.pipeline.groupGuards = groupGuardsOpt;
   options.pipeline.tuningFile = tuningFileOpt.empty() ? defaultTuningFile() : tuningFileOpt;
   if ((autotuneOpt || recordTuningOpt) && options.pipeline.tuningFile.empty()) {

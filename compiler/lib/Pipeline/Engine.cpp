@@ -143,21 +143,38 @@ metaattn::compileAttentionFunctions(ModuleOp module, const PipelineOptions &opti
   using ChunkKernels = PipelineOptions::ChunkKernels;
   Clock::time_point start = Clock::now();
   PipelineOptions chosen = forDevice(options, *device);
-  // By grid: the fused chunk kernels too, from a copy (lowering rewrites the module), each
-  // function's fused plan tried first where it differs from the separate kernels.
-  std::vector<LoweredFunction> fused;
+  // Alternative plans, each lowered from a copy of the module (lowering rewrites it) and
+  // tried before the default lowering for the functions where its kernels differ:
+  // - by grid, the fused chunk kernels, where the grid has enough blocks;
+  // - for short sequences, the persistent warp-specialised kernels, which the runtime launches
+  //   one block per multiprocessor at most kPersistentRowBlocks query tiles long.
   llvm::StringMap<double> fusedMinBlocks = fusedMinBlocksPerSM(module);
-  if (chosen.chunkKernels == ChunkKernels::byGrid && !fusedMinBlocks.empty()) {
+  struct Alternative {
+    std::vector<LoweredFunction> functions;
+    std::string name;
+  };
+  std::vector<Alternative> alternatives;
+  auto lowerAlternative = [&](PipelineOptions altOptions, const char *name) -> rt::Status {
     OwningOpRef<ModuleOp> copy = module.clone();
-    PipelineOptions fusedOptions = chosen;
-    fusedOptions.chunkKernels = ChunkKernels::fused;
-    auto grouped = lowerFunctions(*copy, fusedOptions);
+    auto grouped = lowerFunctions(*copy, altOptions);
     if (!grouped.ok())
       return grouped.status();
-    fused = std::move(*grouped);
-  }
-  if (chosen.chunkKernels == ChunkKernels::byGrid)
+    alternatives.push_back({std::move(*grouped), name});
+    return rt::Status::success();
+  };
+  bool byGrid = chosen.chunkKernels == ChunkKernels::byGrid;
+  if (byGrid)
     chosen.chunkKernels = ChunkKernels::separate;
+  if (byGrid && !fusedMinBlocks.empty()) {
+    PipelineOptions fusedOptions = chosen;
+    fusedOptions.chunkKernels = ChunkKernels::fused;
+    METAATTN_RETURN_IF_ERROR(lowerAlternative(fusedOptions, "fused chunk kernel"));
+  }
+  if (chosen.persistentShortGrids && !chosen.persistent) {
+    PipelineOptions persistentOptions = chosen;
+    persistentOptions.persistent = true;
+    METAATTN_RETURN_IF_ERROR(lowerAlternative(persistentOptions, "persistent kernel"));
+  }
   auto grouped = lowerFunctions(module, chosen);
   if (!grouped.ok())
     return grouped.status();
@@ -166,14 +183,21 @@ metaattn::compileAttentionFunctions(ModuleOp module, const PipelineOptions &opti
   std::vector<AttentionFunction> result;
   for (LoweredFunction &function : *grouped) {
     AttentionFunction f;
-    for (LoweredFunction &other : fused)
-      if (other.name == function.name && !sameKernels(other, function)) {
-        other.planName = "fused chunk kernel";
-        other.minBlocksPerSM = fusedMinBlocks.lookup(function.name);
+    for (Alternative &alternative : alternatives)
+      for (LoweredFunction &other : alternative.functions) {
+        if (other.name != function.name || sameKernels(other, function))
+          continue;
+        other.planName = alternative.name;
+        if (alternative.name == "fused chunk kernel")
+          other.minBlocksPerSM = fusedMinBlocks.lookup(function.name);
+        else
+          other.maxRowBlocks = rt::kPersistentRowBlocks;
         f.choices.push_back({std::move(other), {}});
       }
     if (!f.choices.empty())
-      function.planName = "separate kernels";
+      function.planName = f.choices.front().lowered.planName == "fused chunk kernel"
+                              ? "separate kernels"
+                              : "one block per tile";
     f.choices.push_back({std::move(function), {}});
     result.push_back(std::move(f));
   }
@@ -217,6 +241,8 @@ rt::StatusOr<size_t> metaattn::choosePlan(llvm::ArrayRef<const LoweredFunction *
     for (const LoweredKernel &kernel : plan->kernels) {
       auto grid = rt::computeGrid(kernel.signature, plan->select(kernel, arguments, results, none));
       if (grid.ok() && (*grid)[0] * (*grid)[1] * (*grid)[2] < plan->minBlocksPerSM * smCount)
+        suits = false;
+      if (grid.ok() && plan->maxRowBlocks > 0 && (*grid)[0] > plan->maxRowBlocks)
         suits = false;
     }
     if (suits)

@@ -38,17 +38,21 @@ struct Lowered {
   std::vector<LoweredFunction> functions;
 };
 
-void lowerVariant(const std::string &file, Lowered &out, const PipelineOptions &options = {}) {
+void lowerText(const std::string &text, Lowered &out, const PipelineOptions &options = {}) {
   mlir::DialectRegistry registry;
   registerMetaAttnDialects(registry);
   out.ctx.appendDialectRegistry(registry);
-  out.module = mlir::parseSourceString<mlir::ModuleOp>(readVariant(file), &out.ctx);
-  ASSERT_TRUE(out.module) << file;
+  out.module = mlir::parseSourceString<mlir::ModuleOp>(text, &out.ctx);
+  ASSERT_TRUE(out.module) << text;
   auto lowered = lowerToCuda(*out.module, options);
   ASSERT_TRUE(lowered.ok()) << lowered.status().message();
   auto grouped = groupByFunction(std::move(*lowered));
   ASSERT_TRUE(grouped.ok()) << grouped.status().message();
   out.functions = std::move(*grouped);
+}
+
+void lowerVariant(const std::string &file, Lowered &out, const PipelineOptions &options = {}) {
+  lowerText(readVariant(file), out, options);
 }
 
 TEST(FunctionPlanTest, DifferentialAttentionIsThreeKernels) {
@@ -158,6 +162,62 @@ TEST(FunctionPlanTest, FusedChunkPlanNeedsEnoughBlocks) {
   withNull[2] = nullptr;
   EXPECT_EQ(choosePlan(plans, withNull, 132).status().message(),
             "function 'mamba2_ssd': tensor #2 is null");
+}
+
+// The persistent form of a warp-specialised softmax kernel runs on grids of at most
+// rt::kPersistentRowBlocks query tiles (128 rows each at D128), the plain one on longer ones.
+TEST(FunctionPlanTest, PersistentPlanForShortGrids) {
+  const std::string softmax = R"(
+func.func @softmax(%q: tensor<?x?x4x128xbf16>, %k: tensor<?x?x4x128xbf16>,
+                   %v: tensor<?x?x4x128xbf16>) -> tensor<?x?x4x128xbf16> {
+  %o = attn.attention %q, %k, %v score {
+  ^bb0(%s: f32, %b: index, %h: index, %qi: index, %ki: index, %sq: index, %skv: index):
+    attn.yield %s : f32
+  } mask {
+  ^bb0(%b: index, %h: index, %qi: index, %ki: index, %sq: index, %skv: index):
+    %m = arith.constant true
+    attn.yield %m : i1
+  } normalizer {
+  ^bb0(%s: f32, %b: index, %h: index, %qi: index, %ki: index, %sq: index, %skv: index):
+    %mx = attn.row_reduce max %s : f32
+    %d = arith.subf %s, %mx : f32
+    %w = math.exp %d : f32
+    %z = attn.row_reduce sum %w : f32
+    attn.normalize %w, %z : f32, f32
+  } : tensor<?x?x4x128xbf16>, tensor<?x?x4x128xbf16>, tensor<?x?x4x128xbf16> -> tensor<?x?x4x128xbf16>
+  return %o : tensor<?x?x4x128xbf16>
+})";
+  Lowered plain, persistent;
+  ASSERT_NO_FATAL_FAILURE(lowerText(softmax, plain));
+  PipelineOptions options;
+  options.persistent = true;
+  ASSERT_NO_FATAL_FAILURE(lowerText(softmax, persistent, options));
+  ASSERT_EQ(plain.functions.size(), 1u);
+  ASSERT_EQ(persistent.functions.size(), 1u);
+  LoweredFunction &one = persistent.functions[0], &two = plain.functions[0];
+  ASSERT_EQ(one.kernels.size(), 1u);
+  EXPECT_TRUE(one.kernels[0].signature.persistent);
+  EXPECT_FALSE(two.kernels[0].signature.persistent);
+  one.maxRowBlocks = rt::kPersistentRowBlocks;
+  std::vector<const LoweredFunction *> plans = {&one, &two};
+  auto choose = [&](int64_t seqQ) {
+    std::vector<std::vector<int64_t>> shapes = {
+        {2, seqQ, 4, 128}, {2, 300, 4, 128}, {2, 300, 4, 128}, {2, seqQ, 4, 128}};
+    std::vector<DLTensor> tensors(shapes.size());
+    rt::TensorList list;
+    for (size_t i = 0; i < shapes.size(); ++i) {
+      tensors[i].ndim = 4;
+      tensors[i].shape = shapes[i].data();
+      list.push_back(&tensors[i]);
+    }
+    auto chosen = choosePlan(plans, list, 132);
+    EXPECT_TRUE(chosen.ok()) << chosen.status().message();
+    return chosen.ok() ? *chosen : size_t(99);
+  };
+  EXPECT_EQ(choose(1), 0u);
+  EXPECT_EQ(choose(8 * 128), 0u);
+  EXPECT_EQ(choose(8 * 128 + 1), 1u);
+  EXPECT_EQ(choose(16384), 1u);
 }
 
 TEST(FunctionPlanTest, MalformedPlansAreReported) {

@@ -85,6 +85,11 @@ struct PipelineOptions {
   /// producer loading the next tile while the consumers finish one (tile-warp-specialize
   /// persistent).
   bool persistent = false;
+  /// compileAttentionFunctions also compiles the persistent form of each warp-specialised
+  /// kernel and runs it where the runtime launches it one block per multiprocessor (grids of
+  /// at most rt::kPersistentRowBlocks query tiles: short sequences), the one-block-per-tile
+  /// kernel elsewhere.
+  bool persistentShortGrids = false;
   /// In warp-specialised kernels, each consumer warpgroup decides over its own rows whether
   /// a kv tile is skipped or runs without the mask (tile-group-guards).
   bool groupGuards = true;
@@ -137,11 +142,13 @@ struct LoweredFunction {
   std::vector<LoweredKernel> kernels;
   unsigned numArguments = 0, numResults = 0, numTemporaries = 0;
   /// As one of several plans of a function (choosePlan): what it is, for messages
-  /// ("separate kernels", "fused chunk kernel"), and the blocks per multiprocessor each of its
-  /// kernels' grids (those computable from the arguments and results) must reach for it to
-  /// run, else the next plan is tried (0: always).
+  /// ("separate kernels", "fused chunk kernel", "persistent kernel", "one block per tile"),
+  /// and what each of its kernels' grids (those computable from the arguments and results)
+  /// must be for it to run, else the next plan is tried: at least `minBlocksPerSM` blocks per
+  /// multiprocessor, at most `maxRowBlocks` blocks along x (0: no bound).
   std::string planName;
   double minBlocksPerSM = 0;
+  int64_t maxRowBlocks = 0;
 
   /// The shape and dtype of every temporary, from the shapes of the arguments and results
   /// (given in order) through the kernels' dimension symbols.
