@@ -164,13 +164,20 @@ static cl::opt<bool> pingpongOpt(
              "(default false: measured slower while each gemm waits for its own wgmma)"),
     cl::init(false));
 
-static cl::opt<bool> persistentOpt(
-    cl::cat(runCategory), "persistent",
+namespace {
+enum class PersistentMode { always, never, shortGrids };
+} // namespace
+static cl::opt<PersistentMode> persistentOpt(
+    cl::cat(runCategory), "persistent", cl::ValueOptional,
     cl::desc("warp-specialised kernels walk the grid's tiles from one block per "
-             "multiprocessor, loading the next tile while finishing one (=true: always, "
-             "=false: never; absent: the library's default, PipelineOptions::"
-             "persistentShortGrids)"),
-    cl::init(false));
+             "multiprocessor, loading the next tile while finishing one. Absent: the library's "
+             "default (PipelineOptions::persistentShortGrids)"),
+    cl::values(clEnumValN(PersistentMode::always, "", "always (as =true)"),
+               clEnumValN(PersistentMode::always, "true", "always"),
+               clEnumValN(PersistentMode::never, "false", "never"),
+               clEnumValN(PersistentMode::shortGrids, "short-grids",
+                          "on the GPU both forms, the persistent one run on grids of at most "
+                          "8 query tiles (short sequences); elsewhere the plain one")));
 
 static cl::opt<bool> groupGuardsOpt(
     cl::cat(runCategory), "group-guards",
@@ -215,8 +222,8 @@ static int runMain(int argc, char **argv) {
   options.pipeline.pingpong = pingpongOpt;
   options.pipeline.gemmOverlap = gemmOverlapOpt;
   if (persistentOpt.getNumOccurrences()) {
-    options.pipeline.persistent = persistentOpt;
-    options.pipeline.persistentShortGrids = false;
+    options.pipeline.persistent = persistentOpt == PersistentMode::always;
+    options.pipeline.persistentShortGrids = persistentOpt == PersistentMode::shortGrids;
   }
   options.pipeline.groupGuards = groupGuardsOpt;
   options.pipeline.tuningFile = tuningFileOpt.empty() ? defaultTuningFile() : tuningFileOpt;
