@@ -16,8 +16,12 @@ using namespace metaattn::cuda;
 using namespace metaattn::tile;
 
 namespace {
-/// The fewest registers per thread the producer warpgroup keeps after setmaxnreg.dec.
+/// The fewest registers per thread the producer warpgroup keeps after setmaxnreg.dec: 24, the
+/// least setmaxnreg takes; 40 in a persistent kernel, whose producer also carries the walk
+/// over the grid's tiles (ptxas spilled 4 B there at D128/D256 with 24, 60 B at D64 with 32;
+/// none with 40 and 56).
 constexpr int64_t kProducerRegisters = 24;
+constexpr int64_t kPersistentProducerRegisters = 40;
 /// The most registers a thread can hold.
 constexpr int64_t kMaxRegisters = 240;
 constexpr int64_t kRegisterFile = 65536;
@@ -48,11 +52,15 @@ LogicalResult Printer::printWarpSpecialize(WarpSpecializeOp op) {
   // The block starts with the registers ptxas gives each of its threads under
   // __launch_bounds__(threads, 1) (the file's share, a multiple of 8); the consumers take
   // what the producer gives up, in multiples of 8, and the producer keeps what is left
-  // (32 with three consumer warpgroups, whose 160 are their most at 512 threads).
+  // (32 with three consumer warpgroups, whose 160 are their most at 512 threads; a
+  // persistent kernel's producer 56 and 40 with three and two, its consumers 152 and 232).
   int64_t pool = std::min<int64_t>(255, kRegisterFile / (consumers + producerThreads) / 8 * 8) *
                  (consumers + producerThreads);
+  auto kernel = op->getParentOfType<KernelOp>();
+  int64_t producerLeast = kernel && kernel->hasAttr(kPersistentAttr) ? kPersistentProducerRegisters
+                                                                     : kProducerRegisters;
   int64_t consumerRegisters = std::min<int64_t>(
-      kMaxRegisters, (pool - producerThreads * kProducerRegisters) / consumers / 8 * 8);
+      kMaxRegisters, (pool - producerThreads * producerLeast) / consumers / 8 * 8);
   int64_t producerRegisters = (pool - consumers * consumerRegisters) / producerThreads / 8 * 8;
   // With one consumer warpgroup every thread already starts with the most a thread can use:
   // nothing to hand over (and setmaxnreg takes at most 256).
