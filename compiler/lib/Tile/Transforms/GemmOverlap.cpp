@@ -332,30 +332,23 @@ public:
     // its output gemm, if the tile was not skipped.
     b.setInsertionPointAfter(loop);
     if (plan.outputWait) {
-      Value ran = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::sgt, loop.getUpperBound(),
-                                          loop.getLowerBound());
-      auto landed = b.create<scf::IfOp>(loc, ran, /*withElseRegion=*/false);
+      auto landed = b.create<scf::IfOp>(loc, loopRan(), /*withElseRegion=*/false);
       b.setInsertionPointToStart(landed.thenBlock());
-      IRMapping lastWait;
-      lastWait.map(iv, b.create<arith::SubIOp>(loc, loop.getUpperBound(), idx(1)));
+      IRMapping lastWait = lastIteration();
       cloneAt(plan.outputWait, lastWait);
       b.setInsertionPointAfter(landed);
     }
     auto tail = b.create<scf::IfOp>(loc, loop.getResult(0), /*withElseRegion=*/false);
     b.setInsertionPointToStart(tail.thenBlock());
-    IRMapping last;
-    last.map(iv, b.create<arith::SubIOp>(loc, loop.getUpperBound(), idx(1)));
+    IRMapping last = lastIteration();
     cloneAt(plan.outputGemm, last);
     // A persistent kernel's ring goes on into the next tile's loop: the last stage is
     // released too, once its output gemm is done (the tail gemm is synchronous).
     if (!plan.releases.empty() && loop->getParentOfType<KernelOp>()->hasAttr(kPersistentAttr)) {
       b.setInsertionPointAfter(tail);
-      Value ran = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::sgt, loop.getUpperBound(),
-                                          loop.getLowerBound());
-      auto release = b.create<scf::IfOp>(loc, ran, /*withElseRegion=*/false);
+      auto release = b.create<scf::IfOp>(loc, loopRan(), /*withElseRegion=*/false);
       b.setInsertionPointToStart(release.thenBlock());
-      IRMapping lastRelease;
-      lastRelease.map(iv, b.create<arith::SubIOp>(loc, loop.getUpperBound(), idx(1)));
+      IRMapping lastRelease = lastIteration();
       for (Operation *op : plan.releases)
         cloneAt(op, lastRelease);
     }
@@ -368,6 +361,20 @@ public:
 
 private:
   Value idx(int64_t v) { return b.create<arith::ConstantIndexOp>(loc, v); }
+
+  /// Whether the loop ran at least once (at the insertion point, after it).
+  Value loopRan() {
+    return b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::sgt, plan.loop.getUpperBound(),
+                                   plan.loop.getLowerBound());
+  }
+
+  /// The induction variable mapped to the loop's last iteration (after it).
+  IRMapping lastIteration() {
+    IRMapping last;
+    last.map(plan.loop.getInductionVar(),
+             b.create<arith::SubIOp>(loc, plan.loop.getUpperBound(), idx(1)));
+    return last;
+  }
 
   /// Gives the loop an i1 carried value, false on entry: "the output gemm of the previous
   /// iteration is owed" (true after an iteration whose tile was not skipped).
