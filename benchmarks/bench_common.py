@@ -95,10 +95,11 @@ def parse_jit(text):
 
 
 def run_metaattn(runner, ir_path, batch, seq_q, seq_kv=None, iters=20, function=None,
-                 load_dir=None, save_dir=None, check=False, bench=True, env=None, timeout=900):
-    """Runs metaattn-run on the GPU. Returns a dict: rc, ms (NaN when absent), passed (the
-    oracle's verdict when check, else None), jit (parsed lines), out (stdout + stderr), error
-    (one line, or None)."""
+                 load_dir=None, save_dir=None, check=False, bench=True, env=None, timeout=900,
+                 extra=()):
+    """Runs metaattn-run on the GPU (`extra`: more of its options). Returns a dict: rc, ms
+    (NaN when absent), passed (the oracle's verdict when check, else None), jit (parsed lines),
+    out (stdout + stderr), error (one line, or None)."""
     cmd = [runner, ir_path, "--device=gpu", f"--batch={batch}", f"--seq-q={seq_q}",
            f"--seq-kv={seq_kv or seq_q}"]
     if function:
@@ -111,6 +112,7 @@ def run_metaattn(runner, ir_path, batch, seq_q, seq_kv=None, iters=20, function=
         cmd.append(f"--load-inputs={load_dir}")
     if save_dir:
         cmd.append(f"--save-output={save_dir}")
+    cmd += list(extra)
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=timeout)
     except (OSError, subprocess.TimeoutExpired) as e:

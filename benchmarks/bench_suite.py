@@ -159,7 +159,8 @@ def run_ours(args, ir_text, name, b, s, load, save, check=False, bench=True):
         f.write(ir_text)
     return run_metaattn(args.runner, path, b, s, iters=args.iters,
                         load_dir=args.work if load else None,
-                        save_dir=args.work if save else None, check=check, bench=bench)
+                        save_dir=args.work if save else None, check=check, bench=bench,
+                        extra=args.runner_opts.split())
 
 
 def run_case(args, c, our_softmax, gpu):
@@ -397,6 +398,8 @@ def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     p.add_argument("--runner", required=True, help="metaattn-run (static build)")
     p.add_argument("--out", required=True, help="folder for suite.csv, suite.png, suite.md")
+    p.add_argument("--runner-opts", default="",
+                   help="more metaattn-run options for ours, e.g. '--persistent=short-grids'")
     p.add_argument("--quick", action="store_true", help="a small subset (< 3 minutes)")
     p.add_argument("--iters", type=int, default=20, help="timed runs per measurement (median)")
     p.add_argument("--only", choices=("all", "grid", "families"), default="all")
@@ -411,6 +414,8 @@ def main(argv=None):
         print("bench_suite: no CUDA device", file=sys.stderr)
         return 2
     args.iters = max(args.iters, 20)
+    if args.runner_opts:
+        print(f"ours run with: {args.runner_opts}", flush=True)
     os.makedirs(args.out, exist_ok=True)
     gpu = torch.cuda.get_device_name()
     dims = tuple(map(int, args.dims.split(","))) if args.dims else (
