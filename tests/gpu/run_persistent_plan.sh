@@ -7,9 +7,12 @@
 #      D ≠ Dv, fp16, length 1, a last partial tile);
 #   2. the short-grid plan at lengths on both sides of 8 query tiles (each log names its plan);
 #   3. compute-sanitizer (memcheck, racecheck, synccheck) on the persistent causal D128 kernel;
-#   4. TFLOP/s of the plain and the short-grid forms at B·S = 16k, H·D = 2048
-#      (tests/gpu/explore_configs.sh), printed last.
-#   BIN=<dir with static metaattn-run> OUT=<dir> [SANITIZE=0] [TIMING=0] [SEQS="512 1024 2048"] \
+#   4. TFLOP/s of the plain and the persistent forms at B·S = 16k, H·D = 2048
+#      (tests/gpu/explore_configs.sh), printed last: at S ≤ 1k (8 query tiles of 128 rows) the
+#      persistent row is what the short-grid plan runs; at 16k it shows whether the persistent
+#      kernel still costs anything when launched one block per tile.
+#   BIN=<dir with static metaattn-run> OUT=<dir> [SANITIZE=0] [TIMING=0] \
+#     [SEQS="512 1024 16384"] [CONFIGS="--persistent=false|--persistent=true"] \
 #     bash tests/gpu/run_persistent_plan.sh
 # DEVICE=cpu runs steps 1 and 2 on the CPU tile executor (small batches; no sanitizers, no timing).
 set -u
@@ -52,8 +55,8 @@ if [ "$DEVICE" = gpu ] && [ "${SANITIZE:-1}" = 1 ]; then
   done | tee "$OUT/sanitizers.txt"
 fi
 if [ "$DEVICE" = gpu ] && [ "${TIMING:-1}" = 1 ]; then
-  SHAPES="d128 d128c d256 d256c d64 d64c" SEQS="${SEQS:-512 1024 2048}" \
-    CONFIGS="--persistent=false|--persistent=short-grids" BIN="$BIN" OUT="$OUT/timing" \
+  SHAPES="d128 d128c d256 d256c d64 d64c" SEQS="${SEQS:-512 1024 16384}" \
+    CONFIGS="${CONFIGS:---persistent=false|--persistent=true}" BIN="$BIN" OUT="$OUT/timing" \
     bash tests/gpu/explore_configs.sh > /dev/null 2>&1
   cat "$OUT/timing/configs.txt"
 fi
