@@ -242,7 +242,8 @@ rt::StatusOr<size_t> metaattn::choosePlan(llvm::ArrayRef<const LoweredFunction *
       auto grid = rt::computeGrid(kernel.signature, plan->select(kernel, arguments, results, none));
       if (grid.ok() && (*grid)[0] * (*grid)[1] * (*grid)[2] < plan->minBlocksPerSM * smCount)
         suits = false;
-      if (grid.ok() && plan->maxRowBlocks > 0 && (*grid)[0] > plan->maxRowBlocks)
+      if (grid.ok() && plan->maxRowBlocks > 0 && kernel.signature.persistent &&
+          (*grid)[0] > plan->maxRowBlocks)
         suits = false;
     }
     if (suits)

@@ -220,6 +220,44 @@ func.func @softmax(%q: tensor<?x?x4x128xbf16>, %k: tensor<?x?x4x128xbf16>,
   EXPECT_EQ(choose(16384), 1u);
 }
 
+// Differential attention's persistent plan: its two attention kernels are persistent and
+// bound it (D64: 192-row tiles, 8 of them up to 1536 rows); its combine is not persistent and
+// does not (its grid, ceil(Sq / 64) along x, comes from an intermediate).
+TEST(FunctionPlanTest, PersistentPlanBoundsOnlyPersistentKernels) {
+  Lowered plain, persistent;
+  ASSERT_NO_FATAL_FAILURE(lowerVariant("differential.mlir", plain));
+  PipelineOptions options;
+  options.persistent = true;
+  ASSERT_NO_FATAL_FAILURE(lowerVariant("differential.mlir", persistent, options));
+  LoweredFunction &one = persistent.functions[0], &two = plain.functions[0];
+  ASSERT_EQ(one.kernels.size(), 3u);
+  EXPECT_TRUE(one.kernels[0].signature.persistent);
+  EXPECT_FALSE(one.kernels[2].signature.persistent);
+  one.maxRowBlocks = rt::kPersistentRowBlocks;
+  std::vector<const LoweredFunction *> plans = {&one, &two};
+  auto choose = [&](int64_t seqQ) {
+    // q1, k1, q2, k2, v, lambda; the result.
+    std::vector<std::vector<int64_t>> shapes = {{3, seqQ, 4, 64}, {3, 130, 2, 64}, {3, seqQ, 4, 64},
+                                                {3, 130, 2, 64},  {3, 130, 2, 64}, {4},
+                                                {3, seqQ, 4, 64}};
+    std::vector<DLTensor> tensors(shapes.size());
+    rt::TensorList list;
+    for (size_t i = 0; i < shapes.size(); ++i) {
+      tensors[i].ndim = static_cast<int32_t>(shapes[i].size());
+      tensors[i].shape = shapes[i].data();
+      list.push_back(&tensors[i]);
+    }
+    auto chosen = choosePlan(plans, list, 132);
+    EXPECT_TRUE(chosen.ok()) << chosen.status().message();
+    return chosen.ok() ? *chosen : size_t(99);
+  };
+  EXPECT_EQ(choose(77), 0u);
+  EXPECT_EQ(choose(1000), 0u);
+  EXPECT_EQ(choose(8 * 192), 0u);
+  EXPECT_EQ(choose(8 * 192 + 1), 1u);
+  EXPECT_EQ(choose(4000), 1u);
+}
+
 TEST(FunctionPlanTest, MalformedPlansAreReported) {
   Lowered l;
   ASSERT_NO_FATAL_FAILURE(lowerVariant("differential.mlir", l));

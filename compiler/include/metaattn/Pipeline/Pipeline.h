@@ -145,7 +145,8 @@ struct LoweredFunction {
   /// ("separate kernels", "fused chunk kernel", "persistent kernel", "one block per tile"),
   /// and what each of its kernels' grids (those computable from the arguments and results)
   /// must be for it to run, else the next plan is tried: at least `minBlocksPerSM` blocks per
-  /// multiprocessor, at most `maxRowBlocks` blocks along x (0: no bound).
+  /// multiprocessor, and for persistent kernels at most `maxRowBlocks` blocks along x (0: no
+  /// bound; a function's other kernels, such as a combine, are not bounded).
   std::string planName;
   double minBlocksPerSM = 0;
   int64_t maxRowBlocks = 0;
