@@ -11,6 +11,7 @@
 #include "llvm/ADT/StringMap.h"
 
 #include <chrono>
+#include <functional>
 
 using namespace mlir;
 using namespace metaattn;
@@ -151,15 +152,19 @@ metaattn::compileAttentionFunctions(ModuleOp module, const PipelineOptions &opti
   llvm::StringMap<double> fusedMinBlocks = fusedMinBlocksPerSM(module);
   struct Alternative {
     std::vector<LoweredFunction> functions;
-    std::string name;
+    /// The plan's name and the default lowering's beside it.
+    const char *name, *defaultName;
+    /// Sets a function's plan's bounds (LoweredFunction::minBlocksPerSM, maxRowBlocks).
+    std::function<void(LoweredFunction &)> bound;
   };
   std::vector<Alternative> alternatives;
-  auto lowerAlternative = [&](PipelineOptions altOptions, const char *name) -> rt::Status {
+  auto lowerAlternative = [&](const PipelineOptions &altOptions, Alternative alternative) {
     OwningOpRef<ModuleOp> copy = module.clone();
     auto grouped = lowerFunctions(*copy, altOptions);
     if (!grouped.ok())
       return grouped.status();
-    alternatives.push_back({std::move(*grouped), name});
+    alternative.functions = std::move(*grouped);
+    alternatives.push_back(std::move(alternative));
     return rt::Status::success();
   };
   bool byGrid = chosen.chunkKernels == ChunkKernels::byGrid;
@@ -168,12 +173,18 @@ metaattn::compileAttentionFunctions(ModuleOp module, const PipelineOptions &opti
   if (byGrid && !fusedMinBlocks.empty()) {
     PipelineOptions fusedOptions = chosen;
     fusedOptions.chunkKernels = ChunkKernels::fused;
-    METAATTN_RETURN_IF_ERROR(lowerAlternative(fusedOptions, "fused chunk kernel"));
+    METAATTN_RETURN_IF_ERROR(lowerAlternative(
+        fusedOptions, {{}, "fused chunk kernel", "separate kernels", [&](LoweredFunction &f) {
+                         f.minBlocksPerSM = fusedMinBlocks.lookup(f.name);
+                       }}));
   }
   if (chosen.persistentShortGrids && !chosen.persistent) {
     PipelineOptions persistentOptions = chosen;
     persistentOptions.persistent = true;
-    METAATTN_RETURN_IF_ERROR(lowerAlternative(persistentOptions, "persistent kernel"));
+    METAATTN_RETURN_IF_ERROR(lowerAlternative(
+        persistentOptions, {{}, "persistent kernel", "one block per tile", [](LoweredFunction &f) {
+                              f.maxRowBlocks = rt::kPersistentRowBlocks;
+                            }}));
   }
   auto grouped = lowerFunctions(module, chosen);
   if (!grouped.ok())
@@ -188,16 +199,12 @@ metaattn::compileAttentionFunctions(ModuleOp module, const PipelineOptions &opti
         if (other.name != function.name || sameKernels(other, function))
           continue;
         other.planName = alternative.name;
-        if (alternative.name == "fused chunk kernel")
-          other.minBlocksPerSM = fusedMinBlocks.lookup(function.name);
-        else
-          other.maxRowBlocks = rt::kPersistentRowBlocks;
+        alternative.bound(other);
+        // Named after the first alternative it stands beside.
+        if (function.planName.empty())
+          function.planName = alternative.defaultName;
         f.choices.push_back({std::move(other), {}});
       }
-    if (!f.choices.empty())
-      function.planName = f.choices.front().lowered.planName == "fused chunk kernel"
-                              ? "separate kernels"
-                              : "one block per tile";
     f.choices.push_back({std::move(function), {}});
     result.push_back(std::move(f));
   }
