@@ -399,7 +399,8 @@ def main(argv=None):
     p.add_argument("--runner", required=True, help="metaattn-run (static build)")
     p.add_argument("--out", required=True, help="folder for suite.csv, suite.png, suite.md")
     p.add_argument("--runner-opts", default="",
-                   help="more metaattn-run options for ours, e.g. '--persistent=short-grids'")
+                   help="more metaattn-run options for ours, given with '=' since they start "
+                        "with dashes: --runner-opts=--persistent=short-grids")
     p.add_argument("--quick", action="store_true", help="a small subset (< 3 minutes)")
     p.add_argument("--iters", type=int, default=20, help="timed runs per measurement (median)")
     p.add_argument("--only", choices=("all", "grid", "families"), default="all")
