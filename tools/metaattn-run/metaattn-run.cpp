@@ -179,6 +179,22 @@ static cl::opt<PersistentMode> persistentOpt(
                           "on the GPU both forms, the persistent one run on grids of at most "
                           "8 query tiles (short sequences); elsewhere the plain one")));
 
+namespace {
+enum class LongKeysMode { always, never, plan };
+} // namespace
+static cl::opt<LongKeysMode> longKeysOpt(
+    cl::cat(runCategory), "long-keys", cl::ValueOptional,
+    cl::desc("tile for long key sequences: 192-wide kv tiles for mask-free softmax-like kernels "
+             "with head dims <= 128. Absent: the library's default (PipelineOptions::"
+             "longKeysPlan, on: both tilings compiled, the long-keys one launched from 8192 "
+             "keys)"),
+    cl::values(clEnumValN(LongKeysMode::always, "", "always (as =true)"),
+               clEnumValN(LongKeysMode::always, "true", "always"),
+               clEnumValN(LongKeysMode::never, "false", "never"),
+               clEnumValN(LongKeysMode::plan, "plan",
+                          "on the GPU both tilings, the long-keys one launched from 8192 keys; "
+                          "elsewhere the other")));
+
 static cl::opt<bool> groupGuardsOpt(
     cl::cat(runCategory), "group-guards",
     cl::desc("warp-specialised kernels: each consumer warpgroup skips the kv tiles its own "
@@ -224,6 +240,10 @@ static int runMain(int argc, char **argv) {
   if (persistentOpt.getNumOccurrences()) {
     options.pipeline.persistent = persistentOpt == PersistentMode::always;
     options.pipeline.persistentShortGrids = persistentOpt == PersistentMode::shortGrids;
+  }
+  if (longKeysOpt.getNumOccurrences()) {
+    options.pipeline.longKeys = longKeysOpt == LongKeysMode::always;
+    options.pipeline.longKeysPlan = longKeysOpt == LongKeysMode::plan;
   }
   options.pipeline.groupGuards = groupGuardsOpt;
   options.pipeline.tuningFile = tuningFileOpt.empty() ? defaultTuningFile() : tuningFileOpt;

@@ -12,6 +12,7 @@
 
 #include <chrono>
 #include <functional>
+#include <optional>
 
 using namespace mlir;
 using namespace metaattn;
@@ -148,7 +149,8 @@ metaattn::compileAttentionFunctions(ModuleOp module, const PipelineOptions &opti
   // tried before the default lowering for the functions where its kernels differ:
   // - by grid, the fused chunk kernels, where the grid has enough blocks;
   // - for short sequences, the persistent warp-specialised kernels, which the runtime launches
-  //   one block per multiprocessor at most kPersistentRowBlocks query tiles long.
+  //   one block per multiprocessor at most kPersistentRowBlocks query tiles long;
+  // - for long key sequences (at least kLongKeys), kernels tiled for them.
   llvm::StringMap<double> fusedMinBlocks = fusedMinBlocksPerSM(module);
   struct Alternative {
     std::vector<LoweredFunction> functions;
@@ -185,6 +187,14 @@ metaattn::compileAttentionFunctions(ModuleOp module, const PipelineOptions &opti
         persistentOptions, {{}, "persistent kernel", "one block per tile", [](LoweredFunction &f) {
                               f.maxRowBlocks = rt::kPersistentRowBlocks;
                             }}));
+  }
+  if (chosen.longKeysPlan && !chosen.longKeys) {
+    PipelineOptions longOptions = chosen;
+    longOptions.longKeys = true;
+    METAATTN_RETURN_IF_ERROR(lowerAlternative(
+        longOptions, {{}, "long-keys tiles", "tiles for any length", [](LoweredFunction &f) {
+                        f.minKeys = kLongKeys;
+                      }}));
   }
   auto grouped = lowerFunctions(module, chosen);
   if (!grouped.ok())
@@ -230,6 +240,20 @@ metaattn::compileAttentionFunctions(ModuleOp module, const PipelineOptions &opti
   return result;
 }
 
+/// The size of dimension symbol `symbol` in a call of `kernel` on `tensors` (its parameters'
+/// tensors, null where not known), if some known tensor has it.
+static std::optional<int64_t> symbolSize(const LoweredKernel &kernel, const rt::TensorList &tensors,
+                                         llvm::StringRef symbol) {
+  for (auto [param, tensor] : llvm::zip(kernel.signature.params, tensors)) {
+    if (!tensor)
+      continue;
+    for (auto [dim, name] : llvm::enumerate(param.symbols))
+      if (name == symbol && static_cast<int64_t>(dim) < tensor->ndim)
+        return tensor->shape[dim];
+  }
+  return std::nullopt;
+}
+
 rt::StatusOr<size_t> metaattn::choosePlan(llvm::ArrayRef<const LoweredFunction *> plans,
                                           const rt::TensorList &tensors, int smCount) {
   const LoweredFunction &first = *plans.front();
@@ -252,6 +276,12 @@ rt::StatusOr<size_t> metaattn::choosePlan(llvm::ArrayRef<const LoweredFunction *
       if (grid.ok() && plan->maxRowBlocks > 0 && kernel.signature.persistent &&
           (*grid)[0] > plan->maxRowBlocks)
         suits = false;
+      if (plan->minKeys > 0) {
+        std::optional<int64_t> keys =
+            symbolSize(kernel, plan->select(kernel, arguments, results, none), "Skv");
+        if (keys && *keys < plan->minKeys)
+          suits = false;
+      }
     }
     if (suits)
       return index;

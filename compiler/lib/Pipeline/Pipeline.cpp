@@ -47,6 +47,7 @@ void metaattn::buildAttnToTilePipeline(OpPassManager &pm, const PipelineOptions 
   convert.foldScoreScale = options.foldScoreScale;
   convert.warpSpecialize = options.warpSpecialize;
   convert.gemmOverlap = options.warpSpecialize && options.gemmOverlap;
+  convert.longKeys = options.longKeys;
   pm.addPass(createConvertAttnToTile(convert));
   OpPassManager &kernels = pm.nest<tile::KernelOp>();
   kernels.addPass(tile::createTileUnswitchParallel());
@@ -151,6 +152,11 @@ struct LowerPipelineOptions : public PassPipelineOptions<LowerPipelineOptions> {
                           llvm::cl::desc("warp-specialised kernels walk the grid's tiles from "
                                          "one block per multiprocessor (default false)"),
                           llvm::cl::init(false)};
+  Option<bool> longKeys{*this, "long-keys",
+                        llvm::cl::desc("tile for launches on at least 8192 keys only: "
+                                       "192-wide kv tiles for mask-free softmax-like kernels "
+                                       "with head dims <= 128 (default false)"),
+                        llvm::cl::init(false)};
   Option<bool> groupGuards{*this, "group-guards",
                            llvm::cl::desc("warp-specialised kernels: each consumer warpgroup "
                                           "skips the kv tiles its own rows do not see "
@@ -185,6 +191,7 @@ void metaattn::registerMetaAttnPipelines() {
         options.pingpong = cl.pingpong;
         options.gemmOverlap = cl.gemmOverlap;
         options.persistent = cl.persistent;
+        options.longKeys = cl.longKeys;
         options.groupGuards = cl.groupGuards;
         buildAttnToTilePipeline(pm, options);
       });

@@ -178,10 +178,8 @@ TEST(FunctionPlanTest, FusedChunkPlanNeedsEnoughBlocks) {
             "function 'mamba2_ssd': tensor #2 is null");
 }
 
-// The persistent form of a warp-specialised softmax kernel runs on grids of at most
-// rt::kPersistentRowBlocks query tiles (128 rows each at D128), the plain one on longer ones.
-TEST(FunctionPlanTest, PersistentPlanForShortGrids) {
-  const std::string softmax = R"(
+/// Softmax without a mask, four heads of 128 (the kernel the long-keys tiling changes).
+const std::string kSoftmaxD128 = R"(
 func.func @softmax(%q: tensor<?x?x4x128xbf16>, %k: tensor<?x?x4x128xbf16>,
                    %v: tensor<?x?x4x128xbf16>) -> tensor<?x?x4x128xbf16> {
   %o = attn.attention %q, %k, %v score {
@@ -201,6 +199,11 @@ func.func @softmax(%q: tensor<?x?x4x128xbf16>, %k: tensor<?x?x4x128xbf16>,
   } : tensor<?x?x4x128xbf16>, tensor<?x?x4x128xbf16>, tensor<?x?x4x128xbf16> -> tensor<?x?x4x128xbf16>
   return %o : tensor<?x?x4x128xbf16>
 })";
+
+// The persistent form of a warp-specialised softmax kernel runs on grids of at most
+// rt::kPersistentRowBlocks query tiles (128 rows each at D128), the plain one on longer ones.
+TEST(FunctionPlanTest, PersistentPlanForShortGrids) {
+  const std::string &softmax = kSoftmaxD128;
   Lowered plain, persistent, narrow;
   ASSERT_NO_FATAL_FAILURE(lowerText(softmax, plain));
   PipelineOptions options;
@@ -232,6 +235,67 @@ func.func @softmax(%q: tensor<?x?x4x128xbf16>, %k: tensor<?x?x4x128xbf16>,
   one.kernels.push_back(narrow.functions[0].kernels[0]);
   EXPECT_EQ(choose(8 * 128), 0u);
   EXPECT_EQ(choose(8 * 128 + 1), 1u);
+}
+
+/// The kv tile of a lowered attention kernel: the rows of the TMA box of its `k` parameter.
+int kvTile(const LoweredKernel &kernel) {
+  for (const rt::TensorMapParam &map : kernel.signature.tensorMaps)
+    if (kernel.signature.params[map.tensor].name == "k")
+      return map.boxRows;
+  return 0;
+}
+
+// The long-keys tiling (KernelSchedule::longKeys) changes only mask-free softmax kernels with
+// head dims <= 128, and their plan runs from kLongKeys keys (Skv) on, whatever the query length.
+TEST(FunctionPlanTest, LongKeysPlan) {
+  Lowered plain, wide;
+  ASSERT_NO_FATAL_FAILURE(lowerText(kSoftmaxD128, plain));
+  PipelineOptions options;
+  options.longKeys = true;
+  ASSERT_NO_FATAL_FAILURE(lowerText(kSoftmaxD128, wide, options));
+  LoweredFunction &one = wide.functions[0], &two = plain.functions[0];
+  EXPECT_EQ(kvTile(two.kernels[0]), 128);
+  EXPECT_EQ(kvTile(one.kernels[0]), 192);
+  one.minKeys = kLongKeys;
+  std::vector<const LoweredFunction *> plans = {&one, &two};
+  auto choose = [&](int64_t seqQ, int64_t seqKv) {
+    return chosenPlan(
+        plans, {{1, seqQ, 4, 128}, {1, seqKv, 4, 128}, {1, seqKv, 4, 128}, {1, seqQ, 4, 128}});
+  };
+  EXPECT_EQ(choose(kLongKeys, kLongKeys), 0u);
+  EXPECT_EQ(choose(16384, 16384), 0u);
+  EXPECT_EQ(choose(1, kLongKeys), 0u) << "a short query against long keys: a long kv loop";
+  EXPECT_EQ(choose(kLongKeys, kLongKeys - 1), 1u);
+  EXPECT_EQ(choose(1024, 1024), 1u);
+
+  // Left as they were: causal, D256 (kv 80 by shared memory), D64 (three consumer
+  // warpgroups), and a normaliser-free variant (ReLU: not timed so).
+  auto replaced = [](std::string text, llvm::StringRef from, llvm::StringRef to) {
+    for (size_t at = text.find(from.str()); at != std::string::npos;
+         at = text.find(from.str(), at + to.size()))
+      text.replace(at, from.size(), to.str());
+    return text;
+  };
+  const std::string relu = replaced(
+      replaced(kSoftmaxD128,
+               "    %mx = attn.row_reduce max %s : f32\n    %d = arith.subf %s, %mx : f32\n"
+               "    %w = math.exp %d : f32\n    %z = attn.row_reduce sum %w : f32\n"
+               "    attn.normalize %w, %z : f32, f32",
+               "    %one = arith.constant 1.0 : f32\n    attn.normalize %s, %one : f32, f32"),
+      "    attn.yield %s : f32",
+      "    %zero = arith.constant 0.0 : f32\n"
+      "    %r = arith.maximumf %s, %zero : f32\n    attn.yield %r : f32");
+  ASSERT_NE(relu, kSoftmaxD128);
+  for (const std::string &text :
+       {replaced(kSoftmaxD128, "%m = arith.constant true", "%m = arith.cmpi ule, %ki, %qi : index"),
+        replaced(kSoftmaxD128, "x128xbf16", "x256xbf16"),
+        replaced(kSoftmaxD128, "x128xbf16", "x64xbf16"), relu}) {
+    ASSERT_NE(text, kSoftmaxD128);
+    Lowered a, b;
+    ASSERT_NO_FATAL_FAILURE(lowerText(text, a));
+    ASSERT_NO_FATAL_FAILURE(lowerText(text, b, options));
+    EXPECT_EQ(a.functions[0].kernels[0].cudaSource, b.functions[0].kernels[0].cudaSource) << text;
+  }
 }
 
 // The persistent plan of a function of three kernels (differential attention: two attentions,

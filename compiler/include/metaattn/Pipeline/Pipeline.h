@@ -90,10 +90,23 @@ struct PipelineOptions {
   /// at most rt::kPersistentRowBlocks query tiles: short sequences), the one-block-per-tile
   /// kernel elsewhere.
   bool persistentShortGrids = false;
+  /// Lower for launches on long key sequences only (KernelSchedule::longKeys): mask-free
+  /// softmax-like kernels with head dims <= 128 take 192-wide kv tiles.
+  bool longKeys = false;
+  /// compileAttentionFunctions also lowers the module with `longKeys` and, for the functions
+  /// whose kernels that changes, launches those kernels when every attention kernel of the
+  /// call has at least kLongKeys keys (Skv), the others below: 192-wide kv tiles win at long
+  /// kv loops (D128, H200: 1.04x at 8k, 1.13x at 16k) and lose at short ones (0.88x at 512
+  /// and 1k), where a kv length that is not a multiple of 192 also wastes part of a tile.
+  bool longKeysPlan = true;
   /// In warp-specialised kernels, each consumer warpgroup decides over its own rows whether
   /// a kv tile is skipped or runs without the mask (tile-group-guards).
   bool groupGuards = true;
 };
+
+/// The key length from which compileAttentionFunctions launches a function's long-keys plan
+/// (PipelineOptions::longKeysPlan).
+constexpr int64_t kLongKeys = 8192;
 
 /// The target of a pipeline without one and no device: Hopper with wgmma.
 constexpr llvm::StringLiteral kDefaultTarget = "sm_90a";
@@ -142,14 +155,17 @@ struct LoweredFunction {
   std::vector<LoweredKernel> kernels;
   unsigned numArguments = 0, numResults = 0, numTemporaries = 0;
   /// As one of several plans of a function (choosePlan): what it is, for messages
-  /// ("separate kernels", "fused chunk kernel", "persistent kernel", "one block per tile"),
+  /// ("separate kernels", "fused chunk kernel", "persistent kernel", "one block per tile",
+  /// "192-wide kv tiles for long keys"),
   /// and what each of its kernels' grids (those computable from the arguments and results)
   /// must be for it to run, else the next plan is tried: at least `minBlocksPerSM` blocks per
   /// multiprocessor, and for persistent kernels at most `maxRowBlocks` blocks along x (0: no
-  /// bound; a function's other kernels, such as a combine, are not bounded).
+  /// bound; a function's other kernels, such as a combine, are not bounded); and at least
+  /// `minKeys` keys (the size of dimension symbol Skv) for each kernel that has them.
   std::string planName;
   double minBlocksPerSM = 0;
   int64_t maxRowBlocks = 0;
+  int64_t minKeys = 0;
 
   /// The shape and dtype of every temporary, from the shapes of the arguments and results
   /// (given in order) through the kernels' dimension symbols.

@@ -117,7 +117,8 @@ struct ConvertAttnToTilePass : public metaattn::impl::ConvertAttnToTileBase<Conv
       auto vt = cast<RankedTensorType>(attention.getV().getType());
       config = chooseTileConfig(qt.getDimSize(3), vt.getDimSize(3), qt.getElementTypeBitWidth() / 8,
                                 target, !maskIsTrue(attention.getMask()),
-                                KernelSchedule{warpSpecialize, gemmOverlap}, traits(attention));
+                                KernelSchedule{warpSpecialize, gemmOverlap, longKeys},
+                                traits(attention));
     }
     // Tile sizes: the pass options, else the op's attn.tile_config (a tuning file's), else the
     // model's.

@@ -103,9 +103,13 @@ TileConfig metaattn::chooseTileConfig(int64_t headDim, int64_t valueDim, int64_t
     // 128; benchmarks/results/configs_d128_blockn192_h200_2026-12-04b.txt).
     // Not with the gemm overlap: there 128 against 192 runs 1.14/1.13/1.02/0.99/0.96/0.89x at
     // S = 512/1k/2k/4k/8k/16k (D128; configs_packed_frag_overlap_h200_2026-12-04e).
+    // On long key sequences (the long-keys plan, launched from kLongKeys keys on) they win
+    // overlapped too: 1.04x at S = 8k, 1.13x at 16k (the same measurements). Only softmax-like
+    // variants without kv-indexed inputs were timed so; masked kernels keep 128.
     bool overlapped = schedule.gemmOverlap && config.gemmOverlap;
-    if (!masked && schedule.warpSpecialize && !overlapped && !threeConsumers && maxDim <= 128 &&
-        fragmentRegisters(192) <= 240 - kSpareRegisters)
+    bool overlappedLongKeys = overlapped && schedule.longKeys && traits.shifted && !traits.kvInputs;
+    if (!masked && schedule.warpSpecialize && (!overlapped || overlappedLongKeys) &&
+        !threeConsumers && maxDim <= 128 && fragmentRegisters(192) <= 240 - kSpareRegisters)
       config.blockN = 192;
     while (config.stages > 1 &&
            config.sharedBytes(elementBytes) + kAlignmentAndBarriers > target.sharedBytesPerBlock)

@@ -44,6 +44,9 @@ struct KernelSchedule {
   bool warpSpecialize = true;
   /// tile-gemm-overlap will overlap its kv loop's gemms (more registers live per thread).
   bool gemmOverlap = false;
+  /// The kernel will be launched only on long key sequences (at least kLongKeys keys, see
+  /// metaattn/Pipeline/Pipeline.h: its long-keys plan), where wider kv tiles may pay.
+  bool longKeys = false;
 };
 
 /// What the tile model needs of a variant beyond its head dims and its mask.

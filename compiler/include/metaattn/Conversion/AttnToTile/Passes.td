@@ -65,6 +65,9 @@ def ConvertAttnToTile : Pass<"convert-attn-to-tile", "::mlir::ModuleOp"> {
     Option<"gemmOverlap", "gemm-overlap", "bool", "false",
            "the kernels' kv loops will be overlapped (tile-gemm-overlap): at most two consumer "
            "warpgroups (three would spill)">,
+    Option<"longKeys", "long-keys", "bool", "false",
+           "the kernels will be launched only on at least 8192 keys (the long-keys plan): "
+           "192-wide kv tiles where they measured faster there">,
     Option<"foldScoreScale", "fold-score-scale", "bool", "true",
            "attn.attention with a score s * c (c > 0) and the score as its shift: raw scores, "
            "c applied with the maximum (one fma per exponent); wgmma targets only">,
