@@ -105,9 +105,12 @@ TileConfig metaattn::chooseTileConfig(int64_t headDim, int64_t valueDim, int64_t
     // S = 512/1k/2k/4k/8k/16k (D128; configs_packed_frag_overlap_h200_2026-12-04e).
     // On long key sequences (the long-keys plan, launched from kLongKeys keys on) they win
     // overlapped too: 1.04x at S = 8k, 1.13x at 16k (the same measurements). Only softmax-like
-    // variants without kv-indexed inputs were timed so; masked kernels keep 128.
+    // variants without kv-indexed inputs were timed so, and only warp-specialised (rows of
+    // whole 16-byte units, which TMA needs: D100 stays on cp.async); masked kernels keep 128.
     bool overlapped = schedule.gemmOverlap && config.gemmOverlap;
-    bool overlappedLongKeys = overlapped && schedule.longKeys && traits.shifted && !traits.kvInputs;
+    bool tmaRows = headDim * elementBytes % 16 == 0 && valueDim * elementBytes % 16 == 0;
+    bool overlappedLongKeys =
+        overlapped && schedule.longKeys && tmaRows && traits.shifted && !traits.kvInputs;
     if (!masked && schedule.warpSpecialize && (!overlapped || overlappedLongKeys) &&
         !threeConsumers && maxDim <= 128 && fragmentRegisters(192) <= 240 - kSpareRegisters)
       config.blockN = 192;
