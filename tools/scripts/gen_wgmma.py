@@ -21,8 +21,8 @@ def reg_list(n):
     return "{" + ", ".join(f"%{i}" for i in range(n // 2)) + "}"
 
 
-def operands(n):
-    return ", ".join(f'"+f"(d[{i}])' for i in range(n // 2))
+def operands(n, constraint="+f"):
+    return ", ".join(f'"{constraint}"(d[{i}])' for i in range(n // 2))
 
 
 def main():
@@ -38,7 +38,9 @@ def main():
         "/// m64nN accumulator fragment of this thread), A from a shared-memory descriptor (ss) or",
         "/// from four registers of packed 16-bit pairs (rs), B from a descriptor; TransB = 1",
         "/// reads B as N-major (imm-trans-b), TransA = 1 (ss only) A as M-major (imm-trans-a).",
-        "/// scaleD = 0 overwrites d instead of accumulating.",
+        "/// scaleD = 0 overwrites d instead of accumulating. Overwrite = true (with scaleD = 0)",
+        "/// makes d an output only, so its old values need not exist: a zero fill before the",
+        "/// first k-step of a gemm is then dead code instead of N/2 register moves.",
         "/// Only sm_90a has these instructions.",
         "///",
         "//===----------------------------------------------------------------------===//",
@@ -69,6 +71,7 @@ def main():
         ops = operands(n)
         lines.append(f'#define METAATTN_WG_REGS_{n} "{regs}"')
         lines.append(f"#define METAATTN_WG_ACC_{n} {ops}")
+        lines.append(f"#define METAATTN_WG_OUT_{n} {operands(n, '=f')}")
         lines.append(f"template <> struct WgmmaOp<{n}> {{")
         for form in ("ss", "rs"):
             if form == "ss":
@@ -81,7 +84,7 @@ def main():
                 t = h + 4
                 ins = '"l"(descA), "l"(descB), "r"(scaleD), "n"(TransA), "n"(TransB)'
                 tail = f"p, 1, 1, %{ta}, %{t}"
-                params = "class T, int TransB, int TransA = 0"
+                params = "class T, int TransB, int TransA = 0, bool Overwrite = false"
             else:
                 sig = "float* d, const unsigned (&a)[4], unsigned long long descB, int scaleD"
                 a_part = f"{{%{h}, %{h + 1}, %{h + 2}, %{h + 3}}}"
@@ -91,18 +94,21 @@ def main():
                 ins = ('"r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(descB), "r"(scaleD), '
                        '"n"(TransB)')
                 tail = f"p, 1, 1, %{t}"
-                params = "class T, int TransB"
+                params = "class T, int TransB, bool Overwrite = false"
             lines.append(f"  template <{params}>")
             lines.append(f"  METAATTN_DEV static void {form}({sig}) {{")
             lines.append("#if METAATTN_HAS_WGMMA")
-            for ty, cond in (("bf16", "if constexpr (WgmmaType<T>::kBf16)"), ("f16", "else")):
+            for acc, cond in (("OUT", "if constexpr (Overwrite) {"), ("ACC", "} else {")):
                 lines.append(f"    {cond}")
-                lines.append(f'      asm volatile("{{\\n.reg .pred p;\\nsetp.ne.b32 p, %{s}, 0;\\n"')
-                lines.append(f'                   "wgmma.mma_async.sync.aligned.m64n{n}k16.f32.{ty}.{ty} "')
-                lines.append(f'                   METAATTN_WG_REGS_{n} ", "')
-                lines.append(f'                   "{a_part}, %{b}, {tail};\\n}}\\n"')
-                lines.append(f"                   : METAATTN_WG_ACC_{n}")
-                lines.append(f"                   : {ins});")
+                for ty, tcond in (("bf16", "if constexpr (WgmmaType<T>::kBf16)"), ("f16", "else")):
+                    lines.append(f"      {tcond}")
+                    lines.append(f'        asm volatile("{{\\n.reg .pred p;\\nsetp.ne.b32 p, %{s}, 0;\\n"')
+                    lines.append(f'                     "wgmma.mma_async.sync.aligned.m64n{n}k16.f32.{ty}.{ty} "')
+                    lines.append(f'                     METAATTN_WG_REGS_{n} ", "')
+                    lines.append(f'                     "{a_part}, %{b}, {tail};\\n}}\\n"')
+                    lines.append(f"                     : METAATTN_WG_{acc}_{n}")
+                    lines.append(f"                     : {ins});")
+            lines.append("    }")
             lines.append("#else")
             lines.append("    __trap();")
             lines.append("#endif")
@@ -110,6 +116,7 @@ def main():
         lines.append("};")
         lines.append(f"#undef METAATTN_WG_REGS_{n}")
         lines.append(f"#undef METAATTN_WG_ACC_{n}")
+        lines.append(f"#undef METAATTN_WG_OUT_{n}")
         lines.append("")
     lines += ["} // namespace ptx", "} // namespace dev", "} // namespace metaattn", ""]
     text = "\n".join(lines)

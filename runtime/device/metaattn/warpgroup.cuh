@@ -29,6 +29,9 @@
 /// A operand alive until the wait). Shared memory written by ordinary stores or
 /// cp.async must be made visible to wgmma's async proxy first:
 /// block::barrierAsyncProxy() is the barrier to use before a wgmma reads it.
+/// With Overwrite = true the gemm is `C = A * op(B)`: C's old values are not
+/// read (its first wgmma has scale-d 0 and C as outputs only), so a fill of C
+/// just before it is dead code rather than N/2 register moves per thread.
 ///
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -138,7 +141,8 @@ template <int N> METAATTN_DEV void fenceAll(float* d) {
 namespace wg {
 
 /// C += A * op(B), A and B in shared memory (see the file comment).
-template <bool TransB, bool Wait = true, class T, int M, int N, int W, int K, int BR, int BC>
+template <bool TransB, bool Wait = true, bool Overwrite = false, class T, int M, int N, int W,
+          int K, int BR, int BC>
 METAATTN_DEV void gemmSS(Frag<float, M, N, W>& C, SmemTile<T, M, K, 1> A,
                          SmemTile<T, BR, BC, 1> B) {
   static_assert(wg_detail::Check<T, M, N, W>::ok, "");
@@ -148,13 +152,18 @@ METAATTN_DEV void gemmSS(Frag<float, M, N, W>& C, SmemTile<T, M, K, 1> A,
                 "wg::gemmSS: B tile must be N x K (TransB) or K x N");
   using TA = SmemTile<T, M, K, 1>;
   const unsigned aBase = detail::sharedAddr(A.base) + (detail::warpId() >> 2) * 64 * 128;
-  wg_detail::fenceAll<N>(C.v);
+  if constexpr (!Overwrite)
+    wg_detail::fenceAll<N>(C.v);
   ptx::wgmmaFence();
 #pragma unroll
   for (int kt = 0; kt < K / 16; ++kt) {
     const unsigned long long da =
         ptx::wgmmaDesc(aBase + (kt >> 2) * TA::kColumnBlockBytes + (kt & 3) * 32, 16, 1024);
-    ptx::WgmmaOp<N>::template ss<T, TransB ? 0 : 1>(C.v, da, wg_detail::descB<TransB>(B, kt), 1);
+    if (Overwrite && kt == 0)
+      ptx::WgmmaOp<N>::template ss<T, TransB ? 0 : 1, 0, true>(C.v, da,
+                                                              wg_detail::descB<TransB>(B, kt), 0);
+    else
+      ptx::WgmmaOp<N>::template ss<T, TransB ? 0 : 1>(C.v, da, wg_detail::descB<TransB>(B, kt), 1);
   }
   ptx::wgmmaCommit();
   if constexpr (Wait)
@@ -164,7 +173,8 @@ METAATTN_DEV void gemmSS(Frag<float, M, N, W>& C, SmemTile<T, M, K, 1> A,
 
 /// C += Aᵀ * op(B), A stored transposed: a K x M shared tile read M-major
 /// (imm-trans-a), one 128-byte column block (64 rows of C) per warpgroup.
-template <bool TransB, bool Wait = true, class T, int M, int N, int W, int K, int BR, int BC>
+template <bool TransB, bool Wait = true, bool Overwrite = false, class T, int M, int N, int W,
+          int K, int BR, int BC>
 METAATTN_DEV void gemmTS(Frag<float, M, N, W>& C, SmemTile<T, K, M, 1> At,
                          SmemTile<T, BR, BC, 1> B) {
   static_assert(wg_detail::Check<T, M, N, W>::ok, "");
@@ -176,13 +186,19 @@ METAATTN_DEV void gemmTS(Frag<float, M, N, W>& C, SmemTile<T, K, M, 1> At,
                 "wg::gemmTS: B tile must be N x K (TransB) or K x N");
   const unsigned aBase =
       detail::sharedAddr(At.base) + (detail::warpId() >> 2) * TA::kColumnBlockBytes;
-  wg_detail::fenceAll<N>(C.v);
+  if constexpr (!Overwrite)
+    wg_detail::fenceAll<N>(C.v);
   ptx::wgmmaFence();
 #pragma unroll
   for (int kt = 0; kt < K / 16; ++kt) {
     // Sixteen rows (k) of 128 bytes per k-step, as B's N-major reads.
     const unsigned long long da = ptx::wgmmaDesc(aBase + kt * 2048, TA::kColumnBlockBytes, 1024);
-    ptx::WgmmaOp<N>::template ss<T, TransB ? 0 : 1, 1>(C.v, da, wg_detail::descB<TransB>(B, kt), 1);
+    if (Overwrite && kt == 0)
+      ptx::WgmmaOp<N>::template ss<T, TransB ? 0 : 1, 1, true>(C.v, da,
+                                                              wg_detail::descB<TransB>(B, kt), 0);
+    else
+      ptx::WgmmaOp<N>::template ss<T, TransB ? 0 : 1, 1>(C.v, da, wg_detail::descB<TransB>(B, kt),
+                                                         1);
   }
   ptx::wgmmaCommit();
   if constexpr (Wait)
@@ -192,8 +208,8 @@ METAATTN_DEV void gemmTS(Frag<float, M, N, W>& C, SmemTile<T, K, M, 1> At,
 
 /// C += A * op(B), A a register fragment (P after the softmax), B in shared
 /// memory (see the file comment). The P * V case is TransB = false.
-template <bool TransB, bool Wait = true, class T, int M, int N, int W, int K, int BR, int BC,
-          bool P>
+template <bool TransB, bool Wait = true, bool Overwrite = false, class T, int M, int N, int W,
+          int K, int BR, int BC, bool P>
 METAATTN_DEV void gemmRS(Frag<float, M, N, W>& C, const Frag<T, M, K, W, P>& A,
                          SmemTile<T, BR, BC, 1> B) {
   static_assert(wg_detail::Check<T, M, N, W>::ok, "");
@@ -208,11 +224,18 @@ METAATTN_DEV void gemmRS(Frag<float, M, N, W>& C, const Frag<T, M, K, W, P>& A,
 #pragma unroll
   for (int kt = 0; kt < K / 16; ++kt)
     packARegs(A, 0, kt, a[kt]);
-  wg_detail::fenceAll<N>(C.v);
+  if constexpr (!Overwrite)
+    wg_detail::fenceAll<N>(C.v);
   ptx::wgmmaFence();
 #pragma unroll
-  for (int kt = 0; kt < K / 16; ++kt)
-    ptx::WgmmaOp<N>::template rs<T, TransB ? 0 : 1>(C.v, a[kt], wg_detail::descB<TransB>(B, kt), 1);
+  for (int kt = 0; kt < K / 16; ++kt) {
+    if (Overwrite && kt == 0)
+      ptx::WgmmaOp<N>::template rs<T, TransB ? 0 : 1, true>(C.v, a[kt],
+                                                           wg_detail::descB<TransB>(B, kt), 0);
+    else
+      ptx::WgmmaOp<N>::template rs<T, TransB ? 0 : 1>(C.v, a[kt], wg_detail::descB<TransB>(B, kt),
+                                                      1);
+  }
   ptx::wgmmaCommit();
   if constexpr (Wait)
     ptx::wgmmaWait<0>();

@@ -9,7 +9,9 @@
 /// m64nN accumulator fragment of this thread), A from a shared-memory descriptor (ss) or
 /// from four registers of packed 16-bit pairs (rs), B from a descriptor; TransB = 1
 /// reads B as N-major (imm-trans-b), TransA = 1 (ss only) A as M-major (imm-trans-a).
-/// scaleD = 0 overwrites d instead of accumulating.
+/// scaleD = 0 overwrites d instead of accumulating. Overwrite = true (with scaleD = 0)
+/// makes d an output only, so its old values need not exist: a zero fill before the
+/// first k-step of a gemm is then dead code instead of N/2 register moves.
 /// Only sm_90a has these instructions.
 ///
 //===----------------------------------------------------------------------===//
@@ -35,45 +37,80 @@ template <> struct WgmmaType<fp16> { static constexpr bool kBf16 = false; };
 
 #define METAATTN_WG_REGS_16 "{%0, %1, %2, %3, %4, %5, %6, %7}"
 #define METAATTN_WG_ACC_16 "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7])
+#define METAATTN_WG_OUT_16 "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3]), "=f"(d[4]), "=f"(d[5]), "=f"(d[6]), "=f"(d[7])
 template <> struct WgmmaOp<16> {
-  template <class T, int TransB, int TransA = 0>
+  template <class T, int TransB, int TransA = 0, bool Overwrite = false>
   METAATTN_DEV static void ss(float* d, unsigned long long descA, unsigned long long descB, int scaleD) {
 #if METAATTN_HAS_WGMMA
-    if constexpr (WgmmaType<T>::kBf16)
-      asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %10, 0;\n"
-                   "wgmma.mma_async.sync.aligned.m64n16k16.f32.bf16.bf16 "
-                   METAATTN_WG_REGS_16 ", "
-                   "%8, %9, p, 1, 1, %11, %12;\n}\n"
-                   : METAATTN_WG_ACC_16
-                   : "l"(descA), "l"(descB), "r"(scaleD), "n"(TransA), "n"(TransB));
-    else
-      asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %10, 0;\n"
-                   "wgmma.mma_async.sync.aligned.m64n16k16.f32.f16.f16 "
-                   METAATTN_WG_REGS_16 ", "
-                   "%8, %9, p, 1, 1, %11, %12;\n}\n"
-                   : METAATTN_WG_ACC_16
-                   : "l"(descA), "l"(descB), "r"(scaleD), "n"(TransA), "n"(TransB));
+    if constexpr (Overwrite) {
+      if constexpr (WgmmaType<T>::kBf16)
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %10, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n16k16.f32.bf16.bf16 "
+                     METAATTN_WG_REGS_16 ", "
+                     "%8, %9, p, 1, 1, %11, %12;\n}\n"
+                     : METAATTN_WG_OUT_16
+                     : "l"(descA), "l"(descB), "r"(scaleD), "n"(TransA), "n"(TransB));
+      else
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %10, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n16k16.f32.f16.f16 "
+                     METAATTN_WG_REGS_16 ", "
+                     "%8, %9, p, 1, 1, %11, %12;\n}\n"
+                     : METAATTN_WG_OUT_16
+                     : "l"(descA), "l"(descB), "r"(scaleD), "n"(TransA), "n"(TransB));
+    } else {
+      if constexpr (WgmmaType<T>::kBf16)
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %10, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n16k16.f32.bf16.bf16 "
+                     METAATTN_WG_REGS_16 ", "
+                     "%8, %9, p, 1, 1, %11, %12;\n}\n"
+                     : METAATTN_WG_ACC_16
+                     : "l"(descA), "l"(descB), "r"(scaleD), "n"(TransA), "n"(TransB));
+      else
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %10, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n16k16.f32.f16.f16 "
+                     METAATTN_WG_REGS_16 ", "
+                     "%8, %9, p, 1, 1, %11, %12;\n}\n"
+                     : METAATTN_WG_ACC_16
+                     : "l"(descA), "l"(descB), "r"(scaleD), "n"(TransA), "n"(TransB));
+    }
 #else
     __trap();
 #endif
   }
-  template <class T, int TransB>
+  template <class T, int TransB, bool Overwrite = false>
   METAATTN_DEV static void rs(float* d, const unsigned (&a)[4], unsigned long long descB, int scaleD) {
 #if METAATTN_HAS_WGMMA
-    if constexpr (WgmmaType<T>::kBf16)
-      asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %13, 0;\n"
-                   "wgmma.mma_async.sync.aligned.m64n16k16.f32.bf16.bf16 "
-                   METAATTN_WG_REGS_16 ", "
-                   "{%8, %9, %10, %11}, %12, p, 1, 1, %14;\n}\n"
-                   : METAATTN_WG_ACC_16
-                   : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(descB), "r"(scaleD), "n"(TransB));
-    else
-      asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %13, 0;\n"
-                   "wgmma.mma_async.sync.aligned.m64n16k16.f32.f16.f16 "
-                   METAATTN_WG_REGS_16 ", "
-                   "{%8, %9, %10, %11}, %12, p, 1, 1, %14;\n}\n"
-                   : METAATTN_WG_ACC_16
-                   : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(descB), "r"(scaleD), "n"(TransB));
+    if constexpr (Overwrite) {
+      if constexpr (WgmmaType<T>::kBf16)
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %13, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n16k16.f32.bf16.bf16 "
+                     METAATTN_WG_REGS_16 ", "
+                     "{%8, %9, %10, %11}, %12, p, 1, 1, %14;\n}\n"
+                     : METAATTN_WG_OUT_16
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(descB), "r"(scaleD), "n"(TransB));
+      else
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %13, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n16k16.f32.f16.f16 "
+                     METAATTN_WG_REGS_16 ", "
+                     "{%8, %9, %10, %11}, %12, p, 1, 1, %14;\n}\n"
+                     : METAATTN_WG_OUT_16
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(descB), "r"(scaleD), "n"(TransB));
+    } else {
+      if constexpr (WgmmaType<T>::kBf16)
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %13, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n16k16.f32.bf16.bf16 "
+                     METAATTN_WG_REGS_16 ", "
+                     "{%8, %9, %10, %11}, %12, p, 1, 1, %14;\n}\n"
+                     : METAATTN_WG_ACC_16
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(descB), "r"(scaleD), "n"(TransB));
+      else
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %13, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n16k16.f32.f16.f16 "
+                     METAATTN_WG_REGS_16 ", "
+                     "{%8, %9, %10, %11}, %12, p, 1, 1, %14;\n}\n"
+                     : METAATTN_WG_ACC_16
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(descB), "r"(scaleD), "n"(TransB));
+    }
 #else
     __trap();
 #endif
@@ -81,48 +118,84 @@ template <> struct WgmmaOp<16> {
 };
 #undef METAATTN_WG_REGS_16
 #undef METAATTN_WG_ACC_16
+#undef METAATTN_WG_OUT_16
 
 #define METAATTN_WG_REGS_32 "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15}"
 #define METAATTN_WG_ACC_32 "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15])
+#define METAATTN_WG_OUT_32 "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3]), "=f"(d[4]), "=f"(d[5]), "=f"(d[6]), "=f"(d[7]), "=f"(d[8]), "=f"(d[9]), "=f"(d[10]), "=f"(d[11]), "=f"(d[12]), "=f"(d[13]), "=f"(d[14]), "=f"(d[15])
 template <> struct WgmmaOp<32> {
-  template <class T, int TransB, int TransA = 0>
+  template <class T, int TransB, int TransA = 0, bool Overwrite = false>
   METAATTN_DEV static void ss(float* d, unsigned long long descA, unsigned long long descB, int scaleD) {
 #if METAATTN_HAS_WGMMA
-    if constexpr (WgmmaType<T>::kBf16)
-      asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %18, 0;\n"
-                   "wgmma.mma_async.sync.aligned.m64n32k16.f32.bf16.bf16 "
-                   METAATTN_WG_REGS_32 ", "
-                   "%16, %17, p, 1, 1, %19, %20;\n}\n"
-                   : METAATTN_WG_ACC_32
-                   : "l"(descA), "l"(descB), "r"(scaleD), "n"(TransA), "n"(TransB));
-    else
-      asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %18, 0;\n"
-                   "wgmma.mma_async.sync.aligned.m64n32k16.f32.f16.f16 "
-                   METAATTN_WG_REGS_32 ", "
-                   "%16, %17, p, 1, 1, %19, %20;\n}\n"
-                   : METAATTN_WG_ACC_32
-                   : "l"(descA), "l"(descB), "r"(scaleD), "n"(TransA), "n"(TransB));
+    if constexpr (Overwrite) {
+      if constexpr (WgmmaType<T>::kBf16)
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %18, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n32k16.f32.bf16.bf16 "
+                     METAATTN_WG_REGS_32 ", "
+                     "%16, %17, p, 1, 1, %19, %20;\n}\n"
+                     : METAATTN_WG_OUT_32
+                     : "l"(descA), "l"(descB), "r"(scaleD), "n"(TransA), "n"(TransB));
+      else
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %18, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n32k16.f32.f16.f16 "
+                     METAATTN_WG_REGS_32 ", "
+                     "%16, %17, p, 1, 1, %19, %20;\n}\n"
+                     : METAATTN_WG_OUT_32
+                     : "l"(descA), "l"(descB), "r"(scaleD), "n"(TransA), "n"(TransB));
+    } else {
+      if constexpr (WgmmaType<T>::kBf16)
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %18, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n32k16.f32.bf16.bf16 "
+                     METAATTN_WG_REGS_32 ", "
+                     "%16, %17, p, 1, 1, %19, %20;\n}\n"
+                     : METAATTN_WG_ACC_32
+                     : "l"(descA), "l"(descB), "r"(scaleD), "n"(TransA), "n"(TransB));
+      else
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %18, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n32k16.f32.f16.f16 "
+                     METAATTN_WG_REGS_32 ", "
+                     "%16, %17, p, 1, 1, %19, %20;\n}\n"
+                     : METAATTN_WG_ACC_32
+                     : "l"(descA), "l"(descB), "r"(scaleD), "n"(TransA), "n"(TransB));
+    }
 #else
     __trap();
 #endif
   }
-  template <class T, int TransB>
+  template <class T, int TransB, bool Overwrite = false>
   METAATTN_DEV static void rs(float* d, const unsigned (&a)[4], unsigned long long descB, int scaleD) {
 #if METAATTN_HAS_WGMMA
-    if constexpr (WgmmaType<T>::kBf16)
-      asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %21, 0;\n"
-                   "wgmma.mma_async.sync.aligned.m64n32k16.f32.bf16.bf16 "
-                   METAATTN_WG_REGS_32 ", "
-                   "{%16, %17, %18, %19}, %20, p, 1, 1, %22;\n}\n"
-                   : METAATTN_WG_ACC_32
-                   : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(descB), "r"(scaleD), "n"(TransB));
-    else
-      asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %21, 0;\n"
-                   "wgmma.mma_async.sync.aligned.m64n32k16.f32.f16.f16 "
-                   METAATTN_WG_REGS_32 ", "
-                   "{%16, %17, %18, %19}, %20, p, 1, 1, %22;\n}\n"
-                   : METAATTN_WG_ACC_32
-                   : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(descB), "r"(scaleD), "n"(TransB));
+    if constexpr (Overwrite) {
+      if constexpr (WgmmaType<T>::kBf16)
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %21, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n32k16.f32.bf16.bf16 "
+                     METAATTN_WG_REGS_32 ", "
+                     "{%16, %17, %18, %19}, %20, p, 1, 1, %22;\n}\n"
+                     : METAATTN_WG_OUT_32
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(descB), "r"(scaleD), "n"(TransB));
+      else
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %21, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n32k16.f32.f16.f16 "
+                     METAATTN_WG_REGS_32 ", "
+                     "{%16, %17, %18, %19}, %20, p, 1, 1, %22;\n}\n"
+                     : METAATTN_WG_OUT_32
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(descB), "r"(scaleD), "n"(TransB));
+    } else {
+      if constexpr (WgmmaType<T>::kBf16)
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %21, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n32k16.f32.bf16.bf16 "
+                     METAATTN_WG_REGS_32 ", "
+                     "{%16, %17, %18, %19}, %20, p, 1, 1, %22;\n}\n"
+                     : METAATTN_WG_ACC_32
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(descB), "r"(scaleD), "n"(TransB));
+      else
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %21, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n32k16.f32.f16.f16 "
+                     METAATTN_WG_REGS_32 ", "
+                     "{%16, %17, %18, %19}, %20, p, 1, 1, %22;\n}\n"
+                     : METAATTN_WG_ACC_32
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(descB), "r"(scaleD), "n"(TransB));
+    }
 #else
     __trap();
 #endif
@@ -130,48 +203,84 @@ template <> struct WgmmaOp<32> {
 };
 #undef METAATTN_WG_REGS_32
 #undef METAATTN_WG_ACC_32
+#undef METAATTN_WG_OUT_32
 
 #define METAATTN_WG_REGS_48 "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23}"
 #define METAATTN_WG_ACC_48 "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23])
+#define METAATTN_WG_OUT_48 "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3]), "=f"(d[4]), "=f"(d[5]), "=f"(d[6]), "=f"(d[7]), "=f"(d[8]), "=f"(d[9]), "=f"(d[10]), "=f"(d[11]), "=f"(d[12]), "=f"(d[13]), "=f"(d[14]), "=f"(d[15]), "=f"(d[16]), "=f"(d[17]), "=f"(d[18]), "=f"(d[19]), "=f"(d[20]), "=f"(d[21]), "=f"(d[22]), "=f"(d[23])
 template <> struct WgmmaOp<48> {
-  template <class T, int TransB, int TransA = 0>
+  template <class T, int TransB, int TransA = 0, bool Overwrite = false>
   METAATTN_DEV static void ss(float* d, unsigned long long descA, unsigned long long descB, int scaleD) {
 #if METAATTN_HAS_WGMMA
-    if constexpr (WgmmaType<T>::kBf16)
-      asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %26, 0;\n"
-                   "wgmma.mma_async.sync.aligned.m64n48k16.f32.bf16.bf16 "
-                   METAATTN_WG_REGS_48 ", "
-                   "%24, %25, p, 1, 1, %27, %28;\n}\n"
-                   : METAATTN_WG_ACC_48
-                   : "l"(descA), "l"(descB), "r"(scaleD), "n"(TransA), "n"(TransB));
-    else
-      asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %26, 0;\n"
-                   "wgmma.mma_async.sync.aligned.m64n48k16.f32.f16.f16 "
-                   METAATTN_WG_REGS_48 ", "
-                   "%24, %25, p, 1, 1, %27, %28;\n}\n"
-                   : METAATTN_WG_ACC_48
-                   : "l"(descA), "l"(descB), "r"(scaleD), "n"(TransA), "n"(TransB));
+    if constexpr (Overwrite) {
+      if constexpr (WgmmaType<T>::kBf16)
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %26, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n48k16.f32.bf16.bf16 "
+                     METAATTN_WG_REGS_48 ", "
+                     "%24, %25, p, 1, 1, %27, %28;\n}\n"
+                     : METAATTN_WG_OUT_48
+                     : "l"(descA), "l"(descB), "r"(scaleD), "n"(TransA), "n"(TransB));
+      else
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %26, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n48k16.f32.f16.f16 "
+                     METAATTN_WG_REGS_48 ", "
+                     "%24, %25, p, 1, 1, %27, %28;\n}\n"
+                     : METAATTN_WG_OUT_48
+                     : "l"(descA), "l"(descB), "r"(scaleD), "n"(TransA), "n"(TransB));
+    } else {
+      if constexpr (WgmmaType<T>::kBf16)
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %26, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n48k16.f32.bf16.bf16 "
+                     METAATTN_WG_REGS_48 ", "
+                     "%24, %25, p, 1, 1, %27, %28;\n}\n"
+                     : METAATTN_WG_ACC_48
+                     : "l"(descA), "l"(descB), "r"(scaleD), "n"(TransA), "n"(TransB));
+      else
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %26, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n48k16.f32.f16.f16 "
+                     METAATTN_WG_REGS_48 ", "
+                     "%24, %25, p, 1, 1, %27, %28;\n}\n"
+                     : METAATTN_WG_ACC_48
+                     : "l"(descA), "l"(descB), "r"(scaleD), "n"(TransA), "n"(TransB));
+    }
 #else
     __trap();
 #endif
   }
-  template <class T, int TransB>
+  template <class T, int TransB, bool Overwrite = false>
   METAATTN_DEV static void rs(float* d, const unsigned (&a)[4], unsigned long long descB, int scaleD) {
 #if METAATTN_HAS_WGMMA
-    if constexpr (WgmmaType<T>::kBf16)
-      asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %29, 0;\n"
-                   "wgmma.mma_async.sync.aligned.m64n48k16.f32.bf16.bf16 "
-                   METAATTN_WG_REGS_48 ", "
-                   "{%24, %25, %26, %27}, %28, p, 1, 1, %30;\n}\n"
-                   : METAATTN_WG_ACC_48
-                   : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(descB), "r"(scaleD), "n"(TransB));
-    else
-      asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %29, 0;\n"
-                   "wgmma.mma_async.sync.aligned.m64n48k16.f32.f16.f16 "
-                   METAATTN_WG_REGS_48 ", "
-                   "{%24, %25, %26, %27}, %28, p, 1, 1, %30;\n}\n"
-                   : METAATTN_WG_ACC_48
-                   : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(descB), "r"(scaleD), "n"(TransB));
+    if constexpr (Overwrite) {
+      if constexpr (WgmmaType<T>::kBf16)
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %29, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n48k16.f32.bf16.bf16 "
+                     METAATTN_WG_REGS_48 ", "
+                     "{%24, %25, %26, %27}, %28, p, 1, 1, %30;\n}\n"
+                     : METAATTN_WG_OUT_48
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(descB), "r"(scaleD), "n"(TransB));
+      else
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %29, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n48k16.f32.f16.f16 "
+                     METAATTN_WG_REGS_48 ", "
+                     "{%24, %25, %26, %27}, %28, p, 1, 1, %30;\n}\n"
+                     : METAATTN_WG_OUT_48
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(descB), "r"(scaleD), "n"(TransB));
+    } else {
+      if constexpr (WgmmaType<T>::kBf16)
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %29, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n48k16.f32.bf16.bf16 "
+                     METAATTN_WG_REGS_48 ", "
+                     "{%24, %25, %26, %27}, %28, p, 1, 1, %30;\n}\n"
+                     : METAATTN_WG_ACC_48
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(descB), "r"(scaleD), "n"(TransB));
+      else
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %29, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n48k16.f32.f16.f16 "
+                     METAATTN_WG_REGS_48 ", "
+                     "{%24, %25, %26, %27}, %28, p, 1, 1, %30;\n}\n"
+                     : METAATTN_WG_ACC_48
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(descB), "r"(scaleD), "n"(TransB));
+    }
 #else
     __trap();
 #endif
@@ -179,48 +288,84 @@ template <> struct WgmmaOp<48> {
 };
 #undef METAATTN_WG_REGS_48
 #undef METAATTN_WG_ACC_48
+#undef METAATTN_WG_OUT_48
 
 #define METAATTN_WG_REGS_64 "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}"
 #define METAATTN_WG_ACC_64 "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
+#define METAATTN_WG_OUT_64 "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3]), "=f"(d[4]), "=f"(d[5]), "=f"(d[6]), "=f"(d[7]), "=f"(d[8]), "=f"(d[9]), "=f"(d[10]), "=f"(d[11]), "=f"(d[12]), "=f"(d[13]), "=f"(d[14]), "=f"(d[15]), "=f"(d[16]), "=f"(d[17]), "=f"(d[18]), "=f"(d[19]), "=f"(d[20]), "=f"(d[21]), "=f"(d[22]), "=f"(d[23]), "=f"(d[24]), "=f"(d[25]), "=f"(d[26]), "=f"(d[27]), "=f"(d[28]), "=f"(d[29]), "=f"(d[30]), "=f"(d[31])
 template <> struct WgmmaOp<64> {
-  template <class T, int TransB, int TransA = 0>
+  template <class T, int TransB, int TransA = 0, bool Overwrite = false>
   METAATTN_DEV static void ss(float* d, unsigned long long descA, unsigned long long descB, int scaleD) {
 #if METAATTN_HAS_WGMMA
-    if constexpr (WgmmaType<T>::kBf16)
-      asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
-                   "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 "
-                   METAATTN_WG_REGS_64 ", "
-                   "%32, %33, p, 1, 1, %35, %36;\n}\n"
-                   : METAATTN_WG_ACC_64
-                   : "l"(descA), "l"(descB), "r"(scaleD), "n"(TransA), "n"(TransB));
-    else
-      asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
-                   "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 "
-                   METAATTN_WG_REGS_64 ", "
-                   "%32, %33, p, 1, 1, %35, %36;\n}\n"
-                   : METAATTN_WG_ACC_64
-                   : "l"(descA), "l"(descB), "r"(scaleD), "n"(TransA), "n"(TransB));
+    if constexpr (Overwrite) {
+      if constexpr (WgmmaType<T>::kBf16)
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 "
+                     METAATTN_WG_REGS_64 ", "
+                     "%32, %33, p, 1, 1, %35, %36;\n}\n"
+                     : METAATTN_WG_OUT_64
+                     : "l"(descA), "l"(descB), "r"(scaleD), "n"(TransA), "n"(TransB));
+      else
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 "
+                     METAATTN_WG_REGS_64 ", "
+                     "%32, %33, p, 1, 1, %35, %36;\n}\n"
+                     : METAATTN_WG_OUT_64
+                     : "l"(descA), "l"(descB), "r"(scaleD), "n"(TransA), "n"(TransB));
+    } else {
+      if constexpr (WgmmaType<T>::kBf16)
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 "
+                     METAATTN_WG_REGS_64 ", "
+                     "%32, %33, p, 1, 1, %35, %36;\n}\n"
+                     : METAATTN_WG_ACC_64
+                     : "l"(descA), "l"(descB), "r"(scaleD), "n"(TransA), "n"(TransB));
+      else
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 "
+                     METAATTN_WG_REGS_64 ", "
+                     "%32, %33, p, 1, 1, %35, %36;\n}\n"
+                     : METAATTN_WG_ACC_64
+                     : "l"(descA), "l"(descB), "r"(scaleD), "n"(TransA), "n"(TransB));
+    }
 #else
     __trap();
 #endif
   }
-  template <class T, int TransB>
+  template <class T, int TransB, bool Overwrite = false>
   METAATTN_DEV static void rs(float* d, const unsigned (&a)[4], unsigned long long descB, int scaleD) {
 #if METAATTN_HAS_WGMMA
-    if constexpr (WgmmaType<T>::kBf16)
-      asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %37, 0;\n"
-                   "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 "
-                   METAATTN_WG_REGS_64 ", "
-                   "{%32, %33, %34, %35}, %36, p, 1, 1, %38;\n}\n"
-                   : METAATTN_WG_ACC_64
-                   : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(descB), "r"(scaleD), "n"(TransB));
-    else
-      asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %37, 0;\n"
-                   "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 "
-                   METAATTN_WG_REGS_64 ", "
-                   "{%32, %33, %34, %35}, %36, p, 1, 1, %38;\n}\n"
-                   : METAATTN_WG_ACC_64
-                   : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(descB), "r"(scaleD), "n"(TransB));
+    if constexpr (Overwrite) {
+      if constexpr (WgmmaType<T>::kBf16)
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %37, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 "
+                     METAATTN_WG_REGS_64 ", "
+                     "{%32, %33, %34, %35}, %36, p, 1, 1, %38;\n}\n"
+                     : METAATTN_WG_OUT_64
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(descB), "r"(scaleD), "n"(TransB));
+      else
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %37, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 "
+                     METAATTN_WG_REGS_64 ", "
+                     "{%32, %33, %34, %35}, %36, p, 1, 1, %38;\n}\n"
+                     : METAATTN_WG_OUT_64
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(descB), "r"(scaleD), "n"(TransB));
+    } else {
+      if constexpr (WgmmaType<T>::kBf16)
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %37, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 "
+                     METAATTN_WG_REGS_64 ", "
+                     "{%32, %33, %34, %35}, %36, p, 1, 1, %38;\n}\n"
+                     : METAATTN_WG_ACC_64
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(descB), "r"(scaleD), "n"(TransB));
+      else
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %37, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 "
+                     METAATTN_WG_REGS_64 ", "
+                     "{%32, %33, %34, %35}, %36, p, 1, 1, %38;\n}\n"
+                     : METAATTN_WG_ACC_64
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(descB), "r"(scaleD), "n"(TransB));
+    }
 #else
     __trap();
 #endif
@@ -228,48 +373,84 @@ template <> struct WgmmaOp<64> {
 };
 #undef METAATTN_WG_REGS_64
 #undef METAATTN_WG_ACC_64
+#undef METAATTN_WG_OUT_64
 
 #define METAATTN_WG_REGS_80 "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39}"
 #define METAATTN_WG_ACC_80 "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39])
+#define METAATTN_WG_OUT_80 "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3]), "=f"(d[4]), "=f"(d[5]), "=f"(d[6]), "=f"(d[7]), "=f"(d[8]), "=f"(d[9]), "=f"(d[10]), "=f"(d[11]), "=f"(d[12]), "=f"(d[13]), "=f"(d[14]), "=f"(d[15]), "=f"(d[16]), "=f"(d[17]), "=f"(d[18]), "=f"(d[19]), "=f"(d[20]), "=f"(d[21]), "=f"(d[22]), "=f"(d[23]), "=f"(d[24]), "=f"(d[25]), "=f"(d[26]), "=f"(d[27]), "=f"(d[28]), "=f"(d[29]), "=f"(d[30]), "=f"(d[31]), "=f"(d[32]), "=f"(d[33]), "=f"(d[34]), "=f"(d[35]), "=f"(d[36]), "=f"(d[37]), "=f"(d[38]), "=f"(d[39])
 template <> struct WgmmaOp<80> {
-  template <class T, int TransB, int TransA = 0>
+  template <class T, int TransB, int TransA = 0, bool Overwrite = false>
   METAATTN_DEV static void ss(float* d, unsigned long long descA, unsigned long long descB, int scaleD) {
 #if METAATTN_HAS_WGMMA
-    if constexpr (WgmmaType<T>::kBf16)
-      asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %42, 0;\n"
-                   "wgmma.mma_async.sync.aligned.m64n80k16.f32.bf16.bf16 "
-                   METAATTN_WG_REGS_80 ", "
-                   "%40, %41, p, 1, 1, %43, %44;\n}\n"
-                   : METAATTN_WG_ACC_80
-                   : "l"(descA), "l"(descB), "r"(scaleD), "n"(TransA), "n"(TransB));
-    else
-      asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %42, 0;\n"
-                   "wgmma.mma_async.sync.aligned.m64n80k16.f32.f16.f16 "
-                   METAATTN_WG_REGS_80 ", "
-                   "%40, %41, p, 1, 1, %43, %44;\n}\n"
-                   : METAATTN_WG_ACC_80
-                   : "l"(descA), "l"(descB), "r"(scaleD), "n"(TransA), "n"(TransB));
+    if constexpr (Overwrite) {
+      if constexpr (WgmmaType<T>::kBf16)
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %42, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n80k16.f32.bf16.bf16 "
+                     METAATTN_WG_REGS_80 ", "
+                     "%40, %41, p, 1, 1, %43, %44;\n}\n"
+                     : METAATTN_WG_OUT_80
+                     : "l"(descA), "l"(descB), "r"(scaleD), "n"(TransA), "n"(TransB));
+      else
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %42, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n80k16.f32.f16.f16 "
+                     METAATTN_WG_REGS_80 ", "
+                     "%40, %41, p, 1, 1, %43, %44;\n}\n"
+                     : METAATTN_WG_OUT_80
+                     : "l"(descA), "l"(descB), "r"(scaleD), "n"(TransA), "n"(TransB));
+    } else {
+      if constexpr (WgmmaType<T>::kBf16)
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %42, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n80k16.f32.bf16.bf16 "
+                     METAATTN_WG_REGS_80 ", "
+                     "%40, %41, p, 1, 1, %43, %44;\n}\n"
+                     : METAATTN_WG_ACC_80
+                     : "l"(descA), "l"(descB), "r"(scaleD), "n"(TransA), "n"(TransB));
+      else
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %42, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n80k16.f32.f16.f16 "
+                     METAATTN_WG_REGS_80 ", "
+                     "%40, %41, p, 1, 1, %43, %44;\n}\n"
+                     : METAATTN_WG_ACC_80
+                     : "l"(descA), "l"(descB), "r"(scaleD), "n"(TransA), "n"(TransB));
+    }
 #else
     __trap();
 #endif
   }
-  template <class T, int TransB>
+  template <class T, int TransB, bool Overwrite = false>
   METAATTN_DEV static void rs(float* d, const unsigned (&a)[4], unsigned long long descB, int scaleD) {
 #if METAATTN_HAS_WGMMA
-    if constexpr (WgmmaType<T>::kBf16)
-      asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %45, 0;\n"
-                   "wgmma.mma_async.sync.aligned.m64n80k16.f32.bf16.bf16 "
-                   METAATTN_WG_REGS_80 ", "
-                   "{%40, %41, %42, %43}, %44, p, 1, 1, %46;\n}\n"
-                   : METAATTN_WG_ACC_80
-                   : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(descB), "r"(scaleD), "n"(TransB));
-    else
-      asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %45, 0;\n"
-                   "wgmma.mma_async.sync.aligned.m64n80k16.f32.f16.f16 "
-                   METAATTN_WG_REGS_80 ", "
-                   "{%40, %41, %42, %43}, %44, p, 1, 1, %46;\n}\n"
-                   : METAATTN_WG_ACC_80
-                   : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(descB), "r"(scaleD), "n"(TransB));
+    if constexpr (Overwrite) {
+      if constexpr (WgmmaType<T>::kBf16)
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %45, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n80k16.f32.bf16.bf16 "
+                     METAATTN_WG_REGS_80 ", "
+                     "{%40, %41, %42, %43}, %44, p, 1, 1, %46;\n}\n"
+                     : METAATTN_WG_OUT_80
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(descB), "r"(scaleD), "n"(TransB));
+      else
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %45, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n80k16.f32.f16.f16 "
+                     METAATTN_WG_REGS_80 ", "
+                     "{%40, %41, %42, %43}, %44, p, 1, 1, %46;\n}\n"
+                     : METAATTN_WG_OUT_80
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(descB), "r"(scaleD), "n"(TransB));
+    } else {
+      if constexpr (WgmmaType<T>::kBf16)
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %45, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n80k16.f32.bf16.bf16 "
+                     METAATTN_WG_REGS_80 ", "
+                     "{%40, %41, %42, %43}, %44, p, 1, 1, %46;\n}\n"
+                     : METAATTN_WG_ACC_80
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(descB), "r"(scaleD), "n"(TransB));
+      else
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %45, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n80k16.f32.f16.f16 "
+                     METAATTN_WG_REGS_80 ", "
+                     "{%40, %41, %42, %43}, %44, p, 1, 1, %46;\n}\n"
+                     : METAATTN_WG_ACC_80
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(descB), "r"(scaleD), "n"(TransB));
+    }
 #else
     __trap();
 #endif
@@ -277,48 +458,84 @@ template <> struct WgmmaOp<80> {
 };
 #undef METAATTN_WG_REGS_80
 #undef METAATTN_WG_ACC_80
+#undef METAATTN_WG_OUT_80
 
 #define METAATTN_WG_REGS_96 "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47}"
 #define METAATTN_WG_ACC_96 "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47])
+#define METAATTN_WG_OUT_96 "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3]), "=f"(d[4]), "=f"(d[5]), "=f"(d[6]), "=f"(d[7]), "=f"(d[8]), "=f"(d[9]), "=f"(d[10]), "=f"(d[11]), "=f"(d[12]), "=f"(d[13]), "=f"(d[14]), "=f"(d[15]), "=f"(d[16]), "=f"(d[17]), "=f"(d[18]), "=f"(d[19]), "=f"(d[20]), "=f"(d[21]), "=f"(d[22]), "=f"(d[23]), "=f"(d[24]), "=f"(d[25]), "=f"(d[26]), "=f"(d[27]), "=f"(d[28]), "=f"(d[29]), "=f"(d[30]), "=f"(d[31]), "=f"(d[32]), "=f"(d[33]), "=f"(d[34]), "=f"(d[35]), "=f"(d[36]), "=f"(d[37]), "=f"(d[38]), "=f"(d[39]), "=f"(d[40]), "=f"(d[41]), "=f"(d[42]), "=f"(d[43]), "=f"(d[44]), "=f"(d[45]), "=f"(d[46]), "=f"(d[47])
 template <> struct WgmmaOp<96> {
-  template <class T, int TransB, int TransA = 0>
+  template <class T, int TransB, int TransA = 0, bool Overwrite = false>
   METAATTN_DEV static void ss(float* d, unsigned long long descA, unsigned long long descB, int scaleD) {
 #if METAATTN_HAS_WGMMA
-    if constexpr (WgmmaType<T>::kBf16)
-      asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %50, 0;\n"
-                   "wgmma.mma_async.sync.aligned.m64n96k16.f32.bf16.bf16 "
-                   METAATTN_WG_REGS_96 ", "
-                   "%48, %49, p, 1, 1, %51, %52;\n}\n"
-                   : METAATTN_WG_ACC_96
-                   : "l"(descA), "l"(descB), "r"(scaleD), "n"(TransA), "n"(TransB));
-    else
-      asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %50, 0;\n"
-                   "wgmma.mma_async.sync.aligned.m64n96k16.f32.f16.f16 "
-                   METAATTN_WG_REGS_96 ", "
-                   "%48, %49, p, 1, 1, %51, %52;\n}\n"
-                   : METAATTN_WG_ACC_96
-                   : "l"(descA), "l"(descB), "r"(scaleD), "n"(TransA), "n"(TransB));
+    if constexpr (Overwrite) {
+      if constexpr (WgmmaType<T>::kBf16)
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %50, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n96k16.f32.bf16.bf16 "
+                     METAATTN_WG_REGS_96 ", "
+                     "%48, %49, p, 1, 1, %51, %52;\n}\n"
+                     : METAATTN_WG_OUT_96
+                     : "l"(descA), "l"(descB), "r"(scaleD), "n"(TransA), "n"(TransB));
+      else
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %50, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n96k16.f32.f16.f16 "
+                     METAATTN_WG_REGS_96 ", "
+                     "%48, %49, p, 1, 1, %51, %52;\n}\n"
+                     : METAATTN_WG_OUT_96
+                     : "l"(descA), "l"(descB), "r"(scaleD), "n"(TransA), "n"(TransB));
+    } else {
+      if constexpr (WgmmaType<T>::kBf16)
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %50, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n96k16.f32.bf16.bf16 "
+                     METAATTN_WG_REGS_96 ", "
+                     "%48, %49, p, 1, 1, %51, %52;\n}\n"
+                     : METAATTN_WG_ACC_96
+                     : "l"(descA), "l"(descB), "r"(scaleD), "n"(TransA), "n"(TransB));
+      else
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %50, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n96k16.f32.f16.f16 "
+                     METAATTN_WG_REGS_96 ", "
+                     "%48, %49, p, 1, 1, %51, %52;\n}\n"
+                     : METAATTN_WG_ACC_96
+                     : "l"(descA), "l"(descB), "r"(scaleD), "n"(TransA), "n"(TransB));
+    }
 #else
     __trap();
 #endif
   }
-  template <class T, int TransB>
+  template <class T, int TransB, bool Overwrite = false>
   METAATTN_DEV static void rs(float* d, const unsigned (&a)[4], unsigned long long descB, int scaleD) {
 #if METAATTN_HAS_WGMMA
-    if constexpr (WgmmaType<T>::kBf16)
-      asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %53, 0;\n"
-                   "wgmma.mma_async.sync.aligned.m64n96k16.f32.bf16.bf16 "
-                   METAATTN_WG_REGS_96 ", "
-                   "{%48, %49, %50, %51}, %52, p, 1, 1, %54;\n}\n"
-                   : METAATTN_WG_ACC_96
-                   : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(descB), "r"(scaleD), "n"(TransB));
-    else
-      asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %53, 0;\n"
-                   "wgmma.mma_async.sync.aligned.m64n96k16.f32.f16.f16 "
-                   METAATTN_WG_REGS_96 ", "
-                   "{%48, %49, %50, %51}, %52, p, 1, 1, %54;\n}\n"
-                   : METAATTN_WG_ACC_96
-                   : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(descB), "r"(scaleD), "n"(TransB));
+    if constexpr (Overwrite) {
+      if constexpr (WgmmaType<T>::kBf16)
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %53, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n96k16.f32.bf16.bf16 "
+                     METAATTN_WG_REGS_96 ", "
+                     "{%48, %49, %50, %51}, %52, p, 1, 1, %54;\n}\n"
+                     : METAATTN_WG_OUT_96
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(descB), "r"(scaleD), "n"(TransB));
+      else
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %53, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n96k16.f32.f16.f16 "
+                     METAATTN_WG_REGS_96 ", "
+                     "{%48, %49, %50, %51}, %52, p, 1, 1, %54;\n}\n"
+                     : METAATTN_WG_OUT_96
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(descB), "r"(scaleD), "n"(TransB));
+    } else {
+      if constexpr (WgmmaType<T>::kBf16)
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %53, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n96k16.f32.bf16.bf16 "
+                     METAATTN_WG_REGS_96 ", "
+                     "{%48, %49, %50, %51}, %52, p, 1, 1, %54;\n}\n"
+                     : METAATTN_WG_ACC_96
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(descB), "r"(scaleD), "n"(TransB));
+      else
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %53, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n96k16.f32.f16.f16 "
+                     METAATTN_WG_REGS_96 ", "
+                     "{%48, %49, %50, %51}, %52, p, 1, 1, %54;\n}\n"
+                     : METAATTN_WG_ACC_96
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(descB), "r"(scaleD), "n"(TransB));
+    }
 #else
     __trap();
 #endif
@@ -326,48 +543,84 @@ template <> struct WgmmaOp<96> {
 };
 #undef METAATTN_WG_REGS_96
 #undef METAATTN_WG_ACC_96
+#undef METAATTN_WG_OUT_96
 
 #define METAATTN_WG_REGS_112 "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55}"
 #define METAATTN_WG_ACC_112 "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55])
+#define METAATTN_WG_OUT_112 "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3]), "=f"(d[4]), "=f"(d[5]), "=f"(d[6]), "=f"(d[7]), "=f"(d[8]), "=f"(d[9]), "=f"(d[10]), "=f"(d[11]), "=f"(d[12]), "=f"(d[13]), "=f"(d[14]), "=f"(d[15]), "=f"(d[16]), "=f"(d[17]), "=f"(d[18]), "=f"(d[19]), "=f"(d[20]), "=f"(d[21]), "=f"(d[22]), "=f"(d[23]), "=f"(d[24]), "=f"(d[25]), "=f"(d[26]), "=f"(d[27]), "=f"(d[28]), "=f"(d[29]), "=f"(d[30]), "=f"(d[31]), "=f"(d[32]), "=f"(d[33]), "=f"(d[34]), "=f"(d[35]), "=f"(d[36]), "=f"(d[37]), "=f"(d[38]), "=f"(d[39]), "=f"(d[40]), "=f"(d[41]), "=f"(d[42]), "=f"(d[43]), "=f"(d[44]), "=f"(d[45]), "=f"(d[46]), "=f"(d[47]), "=f"(d[48]), "=f"(d[49]), "=f"(d[50]), "=f"(d[51]), "=f"(d[52]), "=f"(d[53]), "=f"(d[54]), "=f"(d[55])
 template <> struct WgmmaOp<112> {
-  template <class T, int TransB, int TransA = 0>
+  template <class T, int TransB, int TransA = 0, bool Overwrite = false>
   METAATTN_DEV static void ss(float* d, unsigned long long descA, unsigned long long descB, int scaleD) {
 #if METAATTN_HAS_WGMMA
-    if constexpr (WgmmaType<T>::kBf16)
-      asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %58, 0;\n"
-                   "wgmma.mma_async.sync.aligned.m64n112k16.f32.bf16.bf16 "
-                   METAATTN_WG_REGS_112 ", "
-                   "%56, %57, p, 1, 1, %59, %60;\n}\n"
-                   : METAATTN_WG_ACC_112
-                   : "l"(descA), "l"(descB), "r"(scaleD), "n"(TransA), "n"(TransB));
-    else
-      asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %58, 0;\n"
-                   "wgmma.mma_async.sync.aligned.m64n112k16.f32.f16.f16 "
-                   METAATTN_WG_REGS_112 ", "
-                   "%56, %57, p, 1, 1, %59, %60;\n}\n"
-                   : METAATTN_WG_ACC_112
-                   : "l"(descA), "l"(descB), "r"(scaleD), "n"(TransA), "n"(TransB));
+    if constexpr (Overwrite) {
+      if constexpr (WgmmaType<T>::kBf16)
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %58, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n112k16.f32.bf16.bf16 "
+                     METAATTN_WG_REGS_112 ", "
+                     "%56, %57, p, 1, 1, %59, %60;\n}\n"
+                     : METAATTN_WG_OUT_112
+                     : "l"(descA), "l"(descB), "r"(scaleD), "n"(TransA), "n"(TransB));
+      else
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %58, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n112k16.f32.f16.f16 "
+                     METAATTN_WG_REGS_112 ", "
+                     "%56, %57, p, 1, 1, %59, %60;\n}\n"
+                     : METAATTN_WG_OUT_112
+                     : "l"(descA), "l"(descB), "r"(scaleD), "n"(TransA), "n"(TransB));
+    } else {
+      if constexpr (WgmmaType<T>::kBf16)
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %58, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n112k16.f32.bf16.bf16 "
+                     METAATTN_WG_REGS_112 ", "
+                     "%56, %57, p, 1, 1, %59, %60;\n}\n"
+                     : METAATTN_WG_ACC_112
+                     : "l"(descA), "l"(descB), "r"(scaleD), "n"(TransA), "n"(TransB));
+      else
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %58, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n112k16.f32.f16.f16 "
+                     METAATTN_WG_REGS_112 ", "
+                     "%56, %57, p, 1, 1, %59, %60;\n}\n"
+                     : METAATTN_WG_ACC_112
+                     : "l"(descA), "l"(descB), "r"(scaleD), "n"(TransA), "n"(TransB));
+    }
 #else
     __trap();
 #endif
   }
-  template <class T, int TransB>
+  template <class T, int TransB, bool Overwrite = false>
   METAATTN_DEV static void rs(float* d, const unsigned (&a)[4], unsigned long long descB, int scaleD) {
 #if METAATTN_HAS_WGMMA
-    if constexpr (WgmmaType<T>::kBf16)
-      asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %61, 0;\n"
-                   "wgmma.mma_async.sync.aligned.m64n112k16.f32.bf16.bf16 "
-                   METAATTN_WG_REGS_112 ", "
-                   "{%56, %57, %58, %59}, %60, p, 1, 1, %62;\n}\n"
-                   : METAATTN_WG_ACC_112
-                   : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(descB), "r"(scaleD), "n"(TransB));
-    else
-      asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %61, 0;\n"
-                   "wgmma.mma_async.sync.aligned.m64n112k16.f32.f16.f16 "
-                   METAATTN_WG_REGS_112 ", "
-                   "{%56, %57, %58, %59}, %60, p, 1, 1, %62;\n}\n"
-                   : METAATTN_WG_ACC_112
-                   : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(descB), "r"(scaleD), "n"(TransB));
+    if constexpr (Overwrite) {
+      if constexpr (WgmmaType<T>::kBf16)
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %61, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n112k16.f32.bf16.bf16 "
+                     METAATTN_WG_REGS_112 ", "
+                     "{%56, %57, %58, %59}, %60, p, 1, 1, %62;\n}\n"
+                     : METAATTN_WG_OUT_112
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(descB), "r"(scaleD), "n"(TransB));
+      else
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %61, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n112k16.f32.f16.f16 "
+                     METAATTN_WG_REGS_112 ", "
+                     "{%56, %57, %58, %59}, %60, p, 1, 1, %62;\n}\n"
+                     : METAATTN_WG_OUT_112
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(descB), "r"(scaleD), "n"(TransB));
+    } else {
+      if constexpr (WgmmaType<T>::kBf16)
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %61, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n112k16.f32.bf16.bf16 "
+                     METAATTN_WG_REGS_112 ", "
+                     "{%56, %57, %58, %59}, %60, p, 1, 1, %62;\n}\n"
+                     : METAATTN_WG_ACC_112
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(descB), "r"(scaleD), "n"(TransB));
+      else
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %61, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n112k16.f32.f16.f16 "
+                     METAATTN_WG_REGS_112 ", "
+                     "{%56, %57, %58, %59}, %60, p, 1, 1, %62;\n}\n"
+                     : METAATTN_WG_ACC_112
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(descB), "r"(scaleD), "n"(TransB));
+    }
 #else
     __trap();
 #endif
@@ -375,48 +628,84 @@ template <> struct WgmmaOp<112> {
 };
 #undef METAATTN_WG_REGS_112
 #undef METAATTN_WG_ACC_112
+#undef METAATTN_WG_OUT_112
 
 #define METAATTN_WG_REGS_128 "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}"
 #define METAATTN_WG_ACC_128 "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+#define METAATTN_WG_OUT_128 "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3]), "=f"(d[4]), "=f"(d[5]), "=f"(d[6]), "=f"(d[7]), "=f"(d[8]), "=f"(d[9]), "=f"(d[10]), "=f"(d[11]), "=f"(d[12]), "=f"(d[13]), "=f"(d[14]), "=f"(d[15]), "=f"(d[16]), "=f"(d[17]), "=f"(d[18]), "=f"(d[19]), "=f"(d[20]), "=f"(d[21]), "=f"(d[22]), "=f"(d[23]), "=f"(d[24]), "=f"(d[25]), "=f"(d[26]), "=f"(d[27]), "=f"(d[28]), "=f"(d[29]), "=f"(d[30]), "=f"(d[31]), "=f"(d[32]), "=f"(d[33]), "=f"(d[34]), "=f"(d[35]), "=f"(d[36]), "=f"(d[37]), "=f"(d[38]), "=f"(d[39]), "=f"(d[40]), "=f"(d[41]), "=f"(d[42]), "=f"(d[43]), "=f"(d[44]), "=f"(d[45]), "=f"(d[46]), "=f"(d[47]), "=f"(d[48]), "=f"(d[49]), "=f"(d[50]), "=f"(d[51]), "=f"(d[52]), "=f"(d[53]), "=f"(d[54]), "=f"(d[55]), "=f"(d[56]), "=f"(d[57]), "=f"(d[58]), "=f"(d[59]), "=f"(d[60]), "=f"(d[61]), "=f"(d[62]), "=f"(d[63])
 template <> struct WgmmaOp<128> {
-  template <class T, int TransB, int TransA = 0>
+  template <class T, int TransB, int TransA = 0, bool Overwrite = false>
   METAATTN_DEV static void ss(float* d, unsigned long long descA, unsigned long long descB, int scaleD) {
 #if METAATTN_HAS_WGMMA
-    if constexpr (WgmmaType<T>::kBf16)
-      asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
-                   "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 "
-                   METAATTN_WG_REGS_128 ", "
-                   "%64, %65, p, 1, 1, %67, %68;\n}\n"
-                   : METAATTN_WG_ACC_128
-                   : "l"(descA), "l"(descB), "r"(scaleD), "n"(TransA), "n"(TransB));
-    else
-      asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
-                   "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 "
-                   METAATTN_WG_REGS_128 ", "
-                   "%64, %65, p, 1, 1, %67, %68;\n}\n"
-                   : METAATTN_WG_ACC_128
-                   : "l"(descA), "l"(descB), "r"(scaleD), "n"(TransA), "n"(TransB));
+    if constexpr (Overwrite) {
+      if constexpr (WgmmaType<T>::kBf16)
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 "
+                     METAATTN_WG_REGS_128 ", "
+                     "%64, %65, p, 1, 1, %67, %68;\n}\n"
+                     : METAATTN_WG_OUT_128
+                     : "l"(descA), "l"(descB), "r"(scaleD), "n"(TransA), "n"(TransB));
+      else
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 "
+                     METAATTN_WG_REGS_128 ", "
+                     "%64, %65, p, 1, 1, %67, %68;\n}\n"
+                     : METAATTN_WG_OUT_128
+                     : "l"(descA), "l"(descB), "r"(scaleD), "n"(TransA), "n"(TransB));
+    } else {
+      if constexpr (WgmmaType<T>::kBf16)
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 "
+                     METAATTN_WG_REGS_128 ", "
+                     "%64, %65, p, 1, 1, %67, %68;\n}\n"
+                     : METAATTN_WG_ACC_128
+                     : "l"(descA), "l"(descB), "r"(scaleD), "n"(TransA), "n"(TransB));
+      else
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 "
+                     METAATTN_WG_REGS_128 ", "
+                     "%64, %65, p, 1, 1, %67, %68;\n}\n"
+                     : METAATTN_WG_ACC_128
+                     : "l"(descA), "l"(descB), "r"(scaleD), "n"(TransA), "n"(TransB));
+    }
 #else
     __trap();
 #endif
   }
-  template <class T, int TransB>
+  template <class T, int TransB, bool Overwrite = false>
   METAATTN_DEV static void rs(float* d, const unsigned (&a)[4], unsigned long long descB, int scaleD) {
 #if METAATTN_HAS_WGMMA
-    if constexpr (WgmmaType<T>::kBf16)
-      asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %69, 0;\n"
-                   "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 "
-                   METAATTN_WG_REGS_128 ", "
-                   "{%64, %65, %66, %67}, %68, p, 1, 1, %70;\n}\n"
-                   : METAATTN_WG_ACC_128
-                   : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(descB), "r"(scaleD), "n"(TransB));
-    else
-      asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %69, 0;\n"
-                   "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 "
-                   METAATTN_WG_REGS_128 ", "
-                   "{%64, %65, %66, %67}, %68, p, 1, 1, %70;\n}\n"
-                   : METAATTN_WG_ACC_128
-                   : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(descB), "r"(scaleD), "n"(TransB));
+    if constexpr (Overwrite) {
+      if constexpr (WgmmaType<T>::kBf16)
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %69, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 "
+                     METAATTN_WG_REGS_128 ", "
+                     "{%64, %65, %66, %67}, %68, p, 1, 1, %70;\n}\n"
+                     : METAATTN_WG_OUT_128
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(descB), "r"(scaleD), "n"(TransB));
+      else
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %69, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 "
+                     METAATTN_WG_REGS_128 ", "
+                     "{%64, %65, %66, %67}, %68, p, 1, 1, %70;\n}\n"
+                     : METAATTN_WG_OUT_128
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(descB), "r"(scaleD), "n"(TransB));
+    } else {
+      if constexpr (WgmmaType<T>::kBf16)
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %69, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 "
+                     METAATTN_WG_REGS_128 ", "
+                     "{%64, %65, %66, %67}, %68, p, 1, 1, %70;\n}\n"
+                     : METAATTN_WG_ACC_128
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(descB), "r"(scaleD), "n"(TransB));
+      else
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %69, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 "
+                     METAATTN_WG_REGS_128 ", "
+                     "{%64, %65, %66, %67}, %68, p, 1, 1, %70;\n}\n"
+                     : METAATTN_WG_ACC_128
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(descB), "r"(scaleD), "n"(TransB));
+    }
 #else
     __trap();
 #endif
@@ -424,48 +713,84 @@ template <> struct WgmmaOp<128> {
 };
 #undef METAATTN_WG_REGS_128
 #undef METAATTN_WG_ACC_128
+#undef METAATTN_WG_OUT_128
 
 #define METAATTN_WG_REGS_144 "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71}"
 #define METAATTN_WG_ACC_144 "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71])
+#define METAATTN_WG_OUT_144 "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3]), "=f"(d[4]), "=f"(d[5]), "=f"(d[6]), "=f"(d[7]), "=f"(d[8]), "=f"(d[9]), "=f"(d[10]), "=f"(d[11]), "=f"(d[12]), "=f"(d[13]), "=f"(d[14]), "=f"(d[15]), "=f"(d[16]), "=f"(d[17]), "=f"(d[18]), "=f"(d[19]), "=f"(d[20]), "=f"(d[21]), "=f"(d[22]), "=f"(d[23]), "=f"(d[24]), "=f"(d[25]), "=f"(d[26]), "=f"(d[27]), "=f"(d[28]), "=f"(d[29]), "=f"(d[30]), "=f"(d[31]), "=f"(d[32]), "=f"(d[33]), "=f"(d[34]), "=f"(d[35]), "=f"(d[36]), "=f"(d[37]), "=f"(d[38]), "=f"(d[39]), "=f"(d[40]), "=f"(d[41]), "=f"(d[42]), "=f"(d[43]), "=f"(d[44]), "=f"(d[45]), "=f"(d[46]), "=f"(d[47]), "=f"(d[48]), "=f"(d[49]), "=f"(d[50]), "=f"(d[51]), "=f"(d[52]), "=f"(d[53]), "=f"(d[54]), "=f"(d[55]), "=f"(d[56]), "=f"(d[57]), "=f"(d[58]), "=f"(d[59]), "=f"(d[60]), "=f"(d[61]), "=f"(d[62]), "=f"(d[63]), "=f"(d[64]), "=f"(d[65]), "=f"(d[66]), "=f"(d[67]), "=f"(d[68]), "=f"(d[69]), "=f"(d[70]), "=f"(d[71])
 template <> struct WgmmaOp<144> {
-  template <class T, int TransB, int TransA = 0>
+  template <class T, int TransB, int TransA = 0, bool Overwrite = false>
   METAATTN_DEV static void ss(float* d, unsigned long long descA, unsigned long long descB, int scaleD) {
 #if METAATTN_HAS_WGMMA
-    if constexpr (WgmmaType<T>::kBf16)
-      asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %74, 0;\n"
-                   "wgmma.mma_async.sync.aligned.m64n144k16.f32.bf16.bf16 "
-                   METAATTN_WG_REGS_144 ", "
-                   "%72, %73, p, 1, 1, %75, %76;\n}\n"
-                   : METAATTN_WG_ACC_144
-                   : "l"(descA), "l"(descB), "r"(scaleD), "n"(TransA), "n"(TransB));
-    else
-      asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %74, 0;\n"
-                   "wgmma.mma_async.sync.aligned.m64n144k16.f32.f16.f16 "
-                   METAATTN_WG_REGS_144 ", "
-                   "%72, %73, p, 1, 1, %75, %76;\n}\n"
-                   : METAATTN_WG_ACC_144
-                   : "l"(descA), "l"(descB), "r"(scaleD), "n"(TransA), "n"(TransB));
+    if constexpr (Overwrite) {
+      if constexpr (WgmmaType<T>::kBf16)
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %74, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n144k16.f32.bf16.bf16 "
+                     METAATTN_WG_REGS_144 ", "
+                     "%72, %73, p, 1, 1, %75, %76;\n}\n"
+                     : METAATTN_WG_OUT_144
+                     : "l"(descA), "l"(descB), "r"(scaleD), "n"(TransA), "n"(TransB));
+      else
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %74, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n144k16.f32.f16.f16 "
+                     METAATTN_WG_REGS_144 ", "
+                     "%72, %73, p, 1, 1, %75, %76;\n}\n"
+                     : METAATTN_WG_OUT_144
+                     : "l"(descA), "l"(descB), "r"(scaleD), "n"(TransA), "n"(TransB));
+    } else {
+      if constexpr (WgmmaType<T>::kBf16)
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %74, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n144k16.f32.bf16.bf16 "
+                     METAATTN_WG_REGS_144 ", "
+                     "%72, %73, p, 1, 1, %75, %76;\n}\n"
+                     : METAATTN_WG_ACC_144
+                     : "l"(descA), "l"(descB), "r"(scaleD), "n"(TransA), "n"(TransB));
+      else
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %74, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n144k16.f32.f16.f16 "
+                     METAATTN_WG_REGS_144 ", "
+                     "%72, %73, p, 1, 1, %75, %76;\n}\n"
+                     : METAATTN_WG_ACC_144
+                     : "l"(descA), "l"(descB), "r"(scaleD), "n"(TransA), "n"(TransB));
+    }
 #else
     __trap();
 #endif
   }
-  template <class T, int TransB>
+  template <class T, int TransB, bool Overwrite = false>
   METAATTN_DEV static void rs(float* d, const unsigned (&a)[4], unsigned long long descB, int scaleD) {
 #if METAATTN_HAS_WGMMA
-    if constexpr (WgmmaType<T>::kBf16)
-      asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %77, 0;\n"
-                   "wgmma.mma_async.sync.aligned.m64n144k16.f32.bf16.bf16 "
-                   METAATTN_WG_REGS_144 ", "
-                   "{%72, %73, %74, %75}, %76, p, 1, 1, %78;\n}\n"
-                   : METAATTN_WG_ACC_144
-                   : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(descB), "r"(scaleD), "n"(TransB));
-    else
-      asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %77, 0;\n"
-                   "wgmma.mma_async.sync.aligned.m64n144k16.f32.f16.f16 "
-                   METAATTN_WG_REGS_144 ", "
-                   "{%72, %73, %74, %75}, %76, p, 1, 1, %78;\n}\n"
-                   : METAATTN_WG_ACC_144
-                   : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(descB), "r"(scaleD), "n"(TransB));
+    if constexpr (Overwrite) {
+      if constexpr (WgmmaType<T>::kBf16)
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %77, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n144k16.f32.bf16.bf16 "
+                     METAATTN_WG_REGS_144 ", "
+                     "{%72, %73, %74, %75}, %76, p, 1, 1, %78;\n}\n"
+                     : METAATTN_WG_OUT_144
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(descB), "r"(scaleD), "n"(TransB));
+      else
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %77, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n144k16.f32.f16.f16 "
+                     METAATTN_WG_REGS_144 ", "
+                     "{%72, %73, %74, %75}, %76, p, 1, 1, %78;\n}\n"
+                     : METAATTN_WG_OUT_144
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(descB), "r"(scaleD), "n"(TransB));
+    } else {
+      if constexpr (WgmmaType<T>::kBf16)
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %77, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n144k16.f32.bf16.bf16 "
+                     METAATTN_WG_REGS_144 ", "
+                     "{%72, %73, %74, %75}, %76, p, 1, 1, %78;\n}\n"
+                     : METAATTN_WG_ACC_144
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(descB), "r"(scaleD), "n"(TransB));
+      else
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %77, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n144k16.f32.f16.f16 "
+                     METAATTN_WG_REGS_144 ", "
+                     "{%72, %73, %74, %75}, %76, p, 1, 1, %78;\n}\n"
+                     : METAATTN_WG_ACC_144
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(descB), "r"(scaleD), "n"(TransB));
+    }
 #else
     __trap();
 #endif
@@ -473,48 +798,84 @@ template <> struct WgmmaOp<144> {
 };
 #undef METAATTN_WG_REGS_144
 #undef METAATTN_WG_ACC_144
+#undef METAATTN_WG_OUT_144
 
 #define METAATTN_WG_REGS_160 "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79}"
 #define METAATTN_WG_ACC_160 "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79])
+#define METAATTN_WG_OUT_160 "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3]), "=f"(d[4]), "=f"(d[5]), "=f"(d[6]), "=f"(d[7]), "=f"(d[8]), "=f"(d[9]), "=f"(d[10]), "=f"(d[11]), "=f"(d[12]), "=f"(d[13]), "=f"(d[14]), "=f"(d[15]), "=f"(d[16]), "=f"(d[17]), "=f"(d[18]), "=f"(d[19]), "=f"(d[20]), "=f"(d[21]), "=f"(d[22]), "=f"(d[23]), "=f"(d[24]), "=f"(d[25]), "=f"(d[26]), "=f"(d[27]), "=f"(d[28]), "=f"(d[29]), "=f"(d[30]), "=f"(d[31]), "=f"(d[32]), "=f"(d[33]), "=f"(d[34]), "=f"(d[35]), "=f"(d[36]), "=f"(d[37]), "=f"(d[38]), "=f"(d[39]), "=f"(d[40]), "=f"(d[41]), "=f"(d[42]), "=f"(d[43]), "=f"(d[44]), "=f"(d[45]), "=f"(d[46]), "=f"(d[47]), "=f"(d[48]), "=f"(d[49]), "=f"(d[50]), "=f"(d[51]), "=f"(d[52]), "=f"(d[53]), "=f"(d[54]), "=f"(d[55]), "=f"(d[56]), "=f"(d[57]), "=f"(d[58]), "=f"(d[59]), "=f"(d[60]), "=f"(d[61]), "=f"(d[62]), "=f"(d[63]), "=f"(d[64]), "=f"(d[65]), "=f"(d[66]), "=f"(d[67]), "=f"(d[68]), "=f"(d[69]), "=f"(d[70]), "=f"(d[71]), "=f"(d[72]), "=f"(d[73]), "=f"(d[74]), "=f"(d[75]), "=f"(d[76]), "=f"(d[77]), "=f"(d[78]), "=f"(d[79])
 template <> struct WgmmaOp<160> {
-  template <class T, int TransB, int TransA = 0>
+  template <class T, int TransB, int TransA = 0, bool Overwrite = false>
   METAATTN_DEV static void ss(float* d, unsigned long long descA, unsigned long long descB, int scaleD) {
 #if METAATTN_HAS_WGMMA
-    if constexpr (WgmmaType<T>::kBf16)
-      asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %82, 0;\n"
-                   "wgmma.mma_async.sync.aligned.m64n160k16.f32.bf16.bf16 "
-                   METAATTN_WG_REGS_160 ", "
-                   "%80, %81, p, 1, 1, %83, %84;\n}\n"
-                   : METAATTN_WG_ACC_160
-                   : "l"(descA), "l"(descB), "r"(scaleD), "n"(TransA), "n"(TransB));
-    else
-      asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %82, 0;\n"
-                   "wgmma.mma_async.sync.aligned.m64n160k16.f32.f16.f16 "
-                   METAATTN_WG_REGS_160 ", "
-                   "%80, %81, p, 1, 1, %83, %84;\n}\n"
-                   : METAATTN_WG_ACC_160
-                   : "l"(descA), "l"(descB), "r"(scaleD), "n"(TransA), "n"(TransB));
+    if constexpr (Overwrite) {
+      if constexpr (WgmmaType<T>::kBf16)
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %82, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n160k16.f32.bf16.bf16 "
+                     METAATTN_WG_REGS_160 ", "
+                     "%80, %81, p, 1, 1, %83, %84;\n}\n"
+                     : METAATTN_WG_OUT_160
+                     : "l"(descA), "l"(descB), "r"(scaleD), "n"(TransA), "n"(TransB));
+      else
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %82, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n160k16.f32.f16.f16 "
+                     METAATTN_WG_REGS_160 ", "
+                     "%80, %81, p, 1, 1, %83, %84;\n}\n"
+                     : METAATTN_WG_OUT_160
+                     : "l"(descA), "l"(descB), "r"(scaleD), "n"(TransA), "n"(TransB));
+    } else {
+      if constexpr (WgmmaType<T>::kBf16)
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %82, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n160k16.f32.bf16.bf16 "
+                     METAATTN_WG_REGS_160 ", "
+                     "%80, %81, p, 1, 1, %83, %84;\n}\n"
+                     : METAATTN_WG_ACC_160
+                     : "l"(descA), "l"(descB), "r"(scaleD), "n"(TransA), "n"(TransB));
+      else
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %82, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n160k16.f32.f16.f16 "
+                     METAATTN_WG_REGS_160 ", "
+                     "%80, %81, p, 1, 1, %83, %84;\n}\n"
+                     : METAATTN_WG_ACC_160
+                     : "l"(descA), "l"(descB), "r"(scaleD), "n"(TransA), "n"(TransB));
+    }
 #else
     __trap();
 #endif
   }
-  template <class T, int TransB>
+  template <class T, int TransB, bool Overwrite = false>
   METAATTN_DEV static void rs(float* d, const unsigned (&a)[4], unsigned long long descB, int scaleD) {
 #if METAATTN_HAS_WGMMA
-    if constexpr (WgmmaType<T>::kBf16)
-      asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %85, 0;\n"
-                   "wgmma.mma_async.sync.aligned.m64n160k16.f32.bf16.bf16 "
-                   METAATTN_WG_REGS_160 ", "
-                   "{%80, %81, %82, %83}, %84, p, 1, 1, %86;\n}\n"
-                   : METAATTN_WG_ACC_160
-                   : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(descB), "r"(scaleD), "n"(TransB));
-    else
-      asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %85, 0;\n"
-                   "wgmma.mma_async.sync.aligned.m64n160k16.f32.f16.f16 "
-                   METAATTN_WG_REGS_160 ", "
-                   "{%80, %81, %82, %83}, %84, p, 1, 1, %86;\n}\n"
-                   : METAATTN_WG_ACC_160
-                   : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(descB), "r"(scaleD), "n"(TransB));
+    if constexpr (Overwrite) {
+      if constexpr (WgmmaType<T>::kBf16)
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %85, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n160k16.f32.bf16.bf16 "
+                     METAATTN_WG_REGS_160 ", "
+                     "{%80, %81, %82, %83}, %84, p, 1, 1, %86;\n}\n"
+                     : METAATTN_WG_OUT_160
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(descB), "r"(scaleD), "n"(TransB));
+      else
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %85, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n160k16.f32.f16.f16 "
+                     METAATTN_WG_REGS_160 ", "
+                     "{%80, %81, %82, %83}, %84, p, 1, 1, %86;\n}\n"
+                     : METAATTN_WG_OUT_160
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(descB), "r"(scaleD), "n"(TransB));
+    } else {
+      if constexpr (WgmmaType<T>::kBf16)
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %85, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n160k16.f32.bf16.bf16 "
+                     METAATTN_WG_REGS_160 ", "
+                     "{%80, %81, %82, %83}, %84, p, 1, 1, %86;\n}\n"
+                     : METAATTN_WG_ACC_160
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(descB), "r"(scaleD), "n"(TransB));
+      else
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %85, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n160k16.f32.f16.f16 "
+                     METAATTN_WG_REGS_160 ", "
+                     "{%80, %81, %82, %83}, %84, p, 1, 1, %86;\n}\n"
+                     : METAATTN_WG_ACC_160
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(descB), "r"(scaleD), "n"(TransB));
+    }
 #else
     __trap();
 #endif
@@ -522,48 +883,84 @@ template <> struct WgmmaOp<160> {
 };
 #undef METAATTN_WG_REGS_160
 #undef METAATTN_WG_ACC_160
+#undef METAATTN_WG_OUT_160
 
 #define METAATTN_WG_REGS_176 "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87}"
 #define METAATTN_WG_ACC_176 "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87])
+#define METAATTN_WG_OUT_176 "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3]), "=f"(d[4]), "=f"(d[5]), "=f"(d[6]), "=f"(d[7]), "=f"(d[8]), "=f"(d[9]), "=f"(d[10]), "=f"(d[11]), "=f"(d[12]), "=f"(d[13]), "=f"(d[14]), "=f"(d[15]), "=f"(d[16]), "=f"(d[17]), "=f"(d[18]), "=f"(d[19]), "=f"(d[20]), "=f"(d[21]), "=f"(d[22]), "=f"(d[23]), "=f"(d[24]), "=f"(d[25]), "=f"(d[26]), "=f"(d[27]), "=f"(d[28]), "=f"(d[29]), "=f"(d[30]), "=f"(d[31]), "=f"(d[32]), "=f"(d[33]), "=f"(d[34]), "=f"(d[35]), "=f"(d[36]), "=f"(d[37]), "=f"(d[38]), "=f"(d[39]), "=f"(d[40]), "=f"(d[41]), "=f"(d[42]), "=f"(d[43]), "=f"(d[44]), "=f"(d[45]), "=f"(d[46]), "=f"(d[47]), "=f"(d[48]), "=f"(d[49]), "=f"(d[50]), "=f"(d[51]), "=f"(d[52]), "=f"(d[53]), "=f"(d[54]), "=f"(d[55]), "=f"(d[56]), "=f"(d[57]), "=f"(d[58]), "=f"(d[59]), "=f"(d[60]), "=f"(d[61]), "=f"(d[62]), "=f"(d[63]), "=f"(d[64]), "=f"(d[65]), "=f"(d[66]), "=f"(d[67]), "=f"(d[68]), "=f"(d[69]), "=f"(d[70]), "=f"(d[71]), "=f"(d[72]), "=f"(d[73]), "=f"(d[74]), "=f"(d[75]), "=f"(d[76]), "=f"(d[77]), "=f"(d[78]), "=f"(d[79]), "=f"(d[80]), "=f"(d[81]), "=f"(d[82]), "=f"(d[83]), "=f"(d[84]), "=f"(d[85]), "=f"(d[86]), "=f"(d[87])
 template <> struct WgmmaOp<176> {
-  template <class T, int TransB, int TransA = 0>
+  template <class T, int TransB, int TransA = 0, bool Overwrite = false>
   METAATTN_DEV static void ss(float* d, unsigned long long descA, unsigned long long descB, int scaleD) {
 #if METAATTN_HAS_WGMMA
-    if constexpr (WgmmaType<T>::kBf16)
-      asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %90, 0;\n"
-                   "wgmma.mma_async.sync.aligned.m64n176k16.f32.bf16.bf16 "
-                   METAATTN_WG_REGS_176 ", "
-                   "%88, %89, p, 1, 1, %91, %92;\n}\n"
-                   : METAATTN_WG_ACC_176
-                   : "l"(descA), "l"(descB), "r"(scaleD), "n"(TransA), "n"(TransB));
-    else
-      asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %90, 0;\n"
-                   "wgmma.mma_async.sync.aligned.m64n176k16.f32.f16.f16 "
-                   METAATTN_WG_REGS_176 ", "
-                   "%88, %89, p, 1, 1, %91, %92;\n}\n"
-                   : METAATTN_WG_ACC_176
-                   : "l"(descA), "l"(descB), "r"(scaleD), "n"(TransA), "n"(TransB));
+    if constexpr (Overwrite) {
+      if constexpr (WgmmaType<T>::kBf16)
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %90, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n176k16.f32.bf16.bf16 "
+                     METAATTN_WG_REGS_176 ", "
+                     "%88, %89, p, 1, 1, %91, %92;\n}\n"
+                     : METAATTN_WG_OUT_176
+                     : "l"(descA), "l"(descB), "r"(scaleD), "n"(TransA), "n"(TransB));
+      else
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %90, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n176k16.f32.f16.f16 "
+                     METAATTN_WG_REGS_176 ", "
+                     "%88, %89, p, 1, 1, %91, %92;\n}\n"
+                     : METAATTN_WG_OUT_176
+                     : "l"(descA), "l"(descB), "r"(scaleD), "n"(TransA), "n"(TransB));
+    } else {
+      if constexpr (WgmmaType<T>::kBf16)
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %90, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n176k16.f32.bf16.bf16 "
+                     METAATTN_WG_REGS_176 ", "
+                     "%88, %89, p, 1, 1, %91, %92;\n}\n"
+                     : METAATTN_WG_ACC_176
+                     : "l"(descA), "l"(descB), "r"(scaleD), "n"(TransA), "n"(TransB));
+      else
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %90, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n176k16.f32.f16.f16 "
+                     METAATTN_WG_REGS_176 ", "
+                     "%88, %89, p, 1, 1, %91, %92;\n}\n"
+                     : METAATTN_WG_ACC_176
+                     : "l"(descA), "l"(descB), "r"(scaleD), "n"(TransA), "n"(TransB));
+    }
 #else
     __trap();
 #endif
   }
-  template <class T, int TransB>
+  template <class T, int TransB, bool Overwrite = false>
   METAATTN_DEV static void rs(float* d, const unsigned (&a)[4], unsigned long long descB, int scaleD) {
 #if METAATTN_HAS_WGMMA
-    if constexpr (WgmmaType<T>::kBf16)
-      asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %93, 0;\n"
-                   "wgmma.mma_async.sync.aligned.m64n176k16.f32.bf16.bf16 "
-                   METAATTN_WG_REGS_176 ", "
-                   "{%88, %89, %90, %91}, %92, p, 1, 1, %94;\n}\n"
-                   : METAATTN_WG_ACC_176
-                   : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(descB), "r"(scaleD), "n"(TransB));
-    else
-      asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %93, 0;\n"
-                   "wgmma.mma_async.sync.aligned.m64n176k16.f32.f16.f16 "
-                   METAATTN_WG_REGS_176 ", "
-                   "{%88, %89, %90, %91}, %92, p, 1, 1, %94;\n}\n"
-                   : METAATTN_WG_ACC_176
-                   : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(descB), "r"(scaleD), "n"(TransB));
+    if constexpr (Overwrite) {
+      if constexpr (WgmmaType<T>::kBf16)
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %93, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n176k16.f32.bf16.bf16 "
+                     METAATTN_WG_REGS_176 ", "
+                     "{%88, %89, %90, %91}, %92, p, 1, 1, %94;\n}\n"
+                     : METAATTN_WG_OUT_176
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(descB), "r"(scaleD), "n"(TransB));
+      else
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %93, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n176k16.f32.f16.f16 "
+                     METAATTN_WG_REGS_176 ", "
+                     "{%88, %89, %90, %91}, %92, p, 1, 1, %94;\n}\n"
+                     : METAATTN_WG_OUT_176
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(descB), "r"(scaleD), "n"(TransB));
+    } else {
+      if constexpr (WgmmaType<T>::kBf16)
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %93, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n176k16.f32.bf16.bf16 "
+                     METAATTN_WG_REGS_176 ", "
+                     "{%88, %89, %90, %91}, %92, p, 1, 1, %94;\n}\n"
+                     : METAATTN_WG_ACC_176
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(descB), "r"(scaleD), "n"(TransB));
+      else
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %93, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n176k16.f32.f16.f16 "
+                     METAATTN_WG_REGS_176 ", "
+                     "{%88, %89, %90, %91}, %92, p, 1, 1, %94;\n}\n"
+                     : METAATTN_WG_ACC_176
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(descB), "r"(scaleD), "n"(TransB));
+    }
 #else
     __trap();
 #endif
@@ -571,48 +968,84 @@ template <> struct WgmmaOp<176> {
 };
 #undef METAATTN_WG_REGS_176
 #undef METAATTN_WG_ACC_176
+#undef METAATTN_WG_OUT_176
 
 #define METAATTN_WG_REGS_192 "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95}"
 #define METAATTN_WG_ACC_192 "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95])
+#define METAATTN_WG_OUT_192 "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3]), "=f"(d[4]), "=f"(d[5]), "=f"(d[6]), "=f"(d[7]), "=f"(d[8]), "=f"(d[9]), "=f"(d[10]), "=f"(d[11]), "=f"(d[12]), "=f"(d[13]), "=f"(d[14]), "=f"(d[15]), "=f"(d[16]), "=f"(d[17]), "=f"(d[18]), "=f"(d[19]), "=f"(d[20]), "=f"(d[21]), "=f"(d[22]), "=f"(d[23]), "=f"(d[24]), "=f"(d[25]), "=f"(d[26]), "=f"(d[27]), "=f"(d[28]), "=f"(d[29]), "=f"(d[30]), "=f"(d[31]), "=f"(d[32]), "=f"(d[33]), "=f"(d[34]), "=f"(d[35]), "=f"(d[36]), "=f"(d[37]), "=f"(d[38]), "=f"(d[39]), "=f"(d[40]), "=f"(d[41]), "=f"(d[42]), "=f"(d[43]), "=f"(d[44]), "=f"(d[45]), "=f"(d[46]), "=f"(d[47]), "=f"(d[48]), "=f"(d[49]), "=f"(d[50]), "=f"(d[51]), "=f"(d[52]), "=f"(d[53]), "=f"(d[54]), "=f"(d[55]), "=f"(d[56]), "=f"(d[57]), "=f"(d[58]), "=f"(d[59]), "=f"(d[60]), "=f"(d[61]), "=f"(d[62]), "=f"(d[63]), "=f"(d[64]), "=f"(d[65]), "=f"(d[66]), "=f"(d[67]), "=f"(d[68]), "=f"(d[69]), "=f"(d[70]), "=f"(d[71]), "=f"(d[72]), "=f"(d[73]), "=f"(d[74]), "=f"(d[75]), "=f"(d[76]), "=f"(d[77]), "=f"(d[78]), "=f"(d[79]), "=f"(d[80]), "=f"(d[81]), "=f"(d[82]), "=f"(d[83]), "=f"(d[84]), "=f"(d[85]), "=f"(d[86]), "=f"(d[87]), "=f"(d[88]), "=f"(d[89]), "=f"(d[90]), "=f"(d[91]), "=f"(d[92]), "=f"(d[93]), "=f"(d[94]), "=f"(d[95])
 template <> struct WgmmaOp<192> {
-  template <class T, int TransB, int TransA = 0>
+  template <class T, int TransB, int TransA = 0, bool Overwrite = false>
   METAATTN_DEV static void ss(float* d, unsigned long long descA, unsigned long long descB, int scaleD) {
 #if METAATTN_HAS_WGMMA
-    if constexpr (WgmmaType<T>::kBf16)
-      asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %98, 0;\n"
-                   "wgmma.mma_async.sync.aligned.m64n192k16.f32.bf16.bf16 "
-                   METAATTN_WG_REGS_192 ", "
-                   "%96, %97, p, 1, 1, %99, %100;\n}\n"
-                   : METAATTN_WG_ACC_192
-                   : "l"(descA), "l"(descB), "r"(scaleD), "n"(TransA), "n"(TransB));
-    else
-      asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %98, 0;\n"
-                   "wgmma.mma_async.sync.aligned.m64n192k16.f32.f16.f16 "
-                   METAATTN_WG_REGS_192 ", "
-                   "%96, %97, p, 1, 1, %99, %100;\n}\n"
-                   : METAATTN_WG_ACC_192
-                   : "l"(descA), "l"(descB), "r"(scaleD), "n"(TransA), "n"(TransB));
+    if constexpr (Overwrite) {
+      if constexpr (WgmmaType<T>::kBf16)
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %98, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n192k16.f32.bf16.bf16 "
+                     METAATTN_WG_REGS_192 ", "
+                     "%96, %97, p, 1, 1, %99, %100;\n}\n"
+                     : METAATTN_WG_OUT_192
+                     : "l"(descA), "l"(descB), "r"(scaleD), "n"(TransA), "n"(TransB));
+      else
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %98, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n192k16.f32.f16.f16 "
+                     METAATTN_WG_REGS_192 ", "
+                     "%96, %97, p, 1, 1, %99, %100;\n}\n"
+                     : METAATTN_WG_OUT_192
+                     : "l"(descA), "l"(descB), "r"(scaleD), "n"(TransA), "n"(TransB));
+    } else {
+      if constexpr (WgmmaType<T>::kBf16)
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %98, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n192k16.f32.bf16.bf16 "
+                     METAATTN_WG_REGS_192 ", "
+                     "%96, %97, p, 1, 1, %99, %100;\n}\n"
+                     : METAATTN_WG_ACC_192
+                     : "l"(descA), "l"(descB), "r"(scaleD), "n"(TransA), "n"(TransB));
+      else
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %98, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n192k16.f32.f16.f16 "
+                     METAATTN_WG_REGS_192 ", "
+                     "%96, %97, p, 1, 1, %99, %100;\n}\n"
+                     : METAATTN_WG_ACC_192
+                     : "l"(descA), "l"(descB), "r"(scaleD), "n"(TransA), "n"(TransB));
+    }
 #else
     __trap();
 #endif
   }
-  template <class T, int TransB>
+  template <class T, int TransB, bool Overwrite = false>
   METAATTN_DEV static void rs(float* d, const unsigned (&a)[4], unsigned long long descB, int scaleD) {
 #if METAATTN_HAS_WGMMA
-    if constexpr (WgmmaType<T>::kBf16)
-      asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %101, 0;\n"
-                   "wgmma.mma_async.sync.aligned.m64n192k16.f32.bf16.bf16 "
-                   METAATTN_WG_REGS_192 ", "
-                   "{%96, %97, %98, %99}, %100, p, 1, 1, %102;\n}\n"
-                   : METAATTN_WG_ACC_192
-                   : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(descB), "r"(scaleD), "n"(TransB));
-    else
-      asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %101, 0;\n"
-                   "wgmma.mma_async.sync.aligned.m64n192k16.f32.f16.f16 "
-                   METAATTN_WG_REGS_192 ", "
-                   "{%96, %97, %98, %99}, %100, p, 1, 1, %102;\n}\n"
-                   : METAATTN_WG_ACC_192
-                   : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(descB), "r"(scaleD), "n"(TransB));
+    if constexpr (Overwrite) {
+      if constexpr (WgmmaType<T>::kBf16)
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %101, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n192k16.f32.bf16.bf16 "
+                     METAATTN_WG_REGS_192 ", "
+                     "{%96, %97, %98, %99}, %100, p, 1, 1, %102;\n}\n"
+                     : METAATTN_WG_OUT_192
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(descB), "r"(scaleD), "n"(TransB));
+      else
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %101, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n192k16.f32.f16.f16 "
+                     METAATTN_WG_REGS_192 ", "
+                     "{%96, %97, %98, %99}, %100, p, 1, 1, %102;\n}\n"
+                     : METAATTN_WG_OUT_192
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(descB), "r"(scaleD), "n"(TransB));
+    } else {
+      if constexpr (WgmmaType<T>::kBf16)
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %101, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n192k16.f32.bf16.bf16 "
+                     METAATTN_WG_REGS_192 ", "
+                     "{%96, %97, %98, %99}, %100, p, 1, 1, %102;\n}\n"
+                     : METAATTN_WG_ACC_192
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(descB), "r"(scaleD), "n"(TransB));
+      else
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %101, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n192k16.f32.f16.f16 "
+                     METAATTN_WG_REGS_192 ", "
+                     "{%96, %97, %98, %99}, %100, p, 1, 1, %102;\n}\n"
+                     : METAATTN_WG_ACC_192
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(descB), "r"(scaleD), "n"(TransB));
+    }
 #else
     __trap();
 #endif
@@ -620,48 +1053,84 @@ template <> struct WgmmaOp<192> {
 };
 #undef METAATTN_WG_REGS_192
 #undef METAATTN_WG_ACC_192
+#undef METAATTN_WG_OUT_192
 
 #define METAATTN_WG_REGS_208 "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, %96, %97, %98, %99, %100, %101, %102, %103}"
 #define METAATTN_WG_ACC_208 "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]), "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103])
+#define METAATTN_WG_OUT_208 "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3]), "=f"(d[4]), "=f"(d[5]), "=f"(d[6]), "=f"(d[7]), "=f"(d[8]), "=f"(d[9]), "=f"(d[10]), "=f"(d[11]), "=f"(d[12]), "=f"(d[13]), "=f"(d[14]), "=f"(d[15]), "=f"(d[16]), "=f"(d[17]), "=f"(d[18]), "=f"(d[19]), "=f"(d[20]), "=f"(d[21]), "=f"(d[22]), "=f"(d[23]), "=f"(d[24]), "=f"(d[25]), "=f"(d[26]), "=f"(d[27]), "=f"(d[28]), "=f"(d[29]), "=f"(d[30]), "=f"(d[31]), "=f"(d[32]), "=f"(d[33]), "=f"(d[34]), "=f"(d[35]), "=f"(d[36]), "=f"(d[37]), "=f"(d[38]), "=f"(d[39]), "=f"(d[40]), "=f"(d[41]), "=f"(d[42]), "=f"(d[43]), "=f"(d[44]), "=f"(d[45]), "=f"(d[46]), "=f"(d[47]), "=f"(d[48]), "=f"(d[49]), "=f"(d[50]), "=f"(d[51]), "=f"(d[52]), "=f"(d[53]), "=f"(d[54]), "=f"(d[55]), "=f"(d[56]), "=f"(d[57]), "=f"(d[58]), "=f"(d[59]), "=f"(d[60]), "=f"(d[61]), "=f"(d[62]), "=f"(d[63]), "=f"(d[64]), "=f"(d[65]), "=f"(d[66]), "=f"(d[67]), "=f"(d[68]), "=f"(d[69]), "=f"(d[70]), "=f"(d[71]), "=f"(d[72]), "=f"(d[73]), "=f"(d[74]), "=f"(d[75]), "=f"(d[76]), "=f"(d[77]), "=f"(d[78]), "=f"(d[79]), "=f"(d[80]), "=f"(d[81]), "=f"(d[82]), "=f"(d[83]), "=f"(d[84]), "=f"(d[85]), "=f"(d[86]), "=f"(d[87]), "=f"(d[88]), "=f"(d[89]), "=f"(d[90]), "=f"(d[91]), "=f"(d[92]), "=f"(d[93]), "=f"(d[94]), "=f"(d[95]), "=f"(d[96]), "=f"(d[97]), "=f"(d[98]), "=f"(d[99]), "=f"(d[100]), "=f"(d[101]), "=f"(d[102]), "=f"(d[103])
 template <> struct WgmmaOp<208> {
-  template <class T, int TransB, int TransA = 0>
+  template <class T, int TransB, int TransA = 0, bool Overwrite = false>
   METAATTN_DEV static void ss(float* d, unsigned long long descA, unsigned long long descB, int scaleD) {
 #if METAATTN_HAS_WGMMA
-    if constexpr (WgmmaType<T>::kBf16)
-      asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %106, 0;\n"
-                   "wgmma.mma_async.sync.aligned.m64n208k16.f32.bf16.bf16 "
-                   METAATTN_WG_REGS_208 ", "
-                   "%104, %105, p, 1, 1, %107, %108;\n}\n"
-                   : METAATTN_WG_ACC_208
-                   : "l"(descA), "l"(descB), "r"(scaleD), "n"(TransA), "n"(TransB));
-    else
-      asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %106, 0;\n"
-                   "wgmma.mma_async.sync.aligned.m64n208k16.f32.f16.f16 "
-                   METAATTN_WG_REGS_208 ", "
-                   "%104, %105, p, 1, 1, %107, %108;\n}\n"
-                   : METAATTN_WG_ACC_208
-                   : "l"(descA), "l"(descB), "r"(scaleD), "n"(TransA), "n"(TransB));
+    if constexpr (Overwrite) {
+      if constexpr (WgmmaType<T>::kBf16)
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %106, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n208k16.f32.bf16.bf16 "
+                     METAATTN_WG_REGS_208 ", "
+                     "%104, %105, p, 1, 1, %107, %108;\n}\n"
+                     : METAATTN_WG_OUT_208
+                     : "l"(descA), "l"(descB), "r"(scaleD), "n"(TransA), "n"(TransB));
+      else
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %106, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n208k16.f32.f16.f16 "
+                     METAATTN_WG_REGS_208 ", "
+                     "%104, %105, p, 1, 1, %107, %108;\n}\n"
+                     : METAATTN_WG_OUT_208
+                     : "l"(descA), "l"(descB), "r"(scaleD), "n"(TransA), "n"(TransB));
+    } else {
+      if constexpr (WgmmaType<T>::kBf16)
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %106, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n208k16.f32.bf16.bf16 "
+                     METAATTN_WG_REGS_208 ", "
+                     "%104, %105, p, 1, 1, %107, %108;\n}\n"
+                     : METAATTN_WG_ACC_208
+                     : "l"(descA), "l"(descB), "r"(scaleD), "n"(TransA), "n"(TransB));
+      else
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %106, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n208k16.f32.f16.f16 "
+                     METAATTN_WG_REGS_208 ", "
+                     "%104, %105, p, 1, 1, %107, %108;\n}\n"
+                     : METAATTN_WG_ACC_208
+                     : "l"(descA), "l"(descB), "r"(scaleD), "n"(TransA), "n"(TransB));
+    }
 #else
     __trap();
 #endif
   }
-  template <class T, int TransB>
+  template <class T, int TransB, bool Overwrite = false>
   METAATTN_DEV static void rs(float* d, const unsigned (&a)[4], unsigned long long descB, int scaleD) {
 #if METAATTN_HAS_WGMMA
-    if constexpr (WgmmaType<T>::kBf16)
-      asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %109, 0;\n"
-                   "wgmma.mma_async.sync.aligned.m64n208k16.f32.bf16.bf16 "
-                   METAATTN_WG_REGS_208 ", "
-                   "{%104, %105, %106, %107}, %108, p, 1, 1, %110;\n}\n"
-                   : METAATTN_WG_ACC_208
-                   : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(descB), "r"(scaleD), "n"(TransB));
-    else
-      asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %109, 0;\n"
-                   "wgmma.mma_async.sync.aligned.m64n208k16.f32.f16.f16 "
-                   METAATTN_WG_REGS_208 ", "
-                   "{%104, %105, %106, %107}, %108, p, 1, 1, %110;\n}\n"
-                   : METAATTN_WG_ACC_208
-                   : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(descB), "r"(scaleD), "n"(TransB));
+    if constexpr (Overwrite) {
+      if constexpr (WgmmaType<T>::kBf16)
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %109, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n208k16.f32.bf16.bf16 "
+                     METAATTN_WG_REGS_208 ", "
+                     "{%104, %105, %106, %107}, %108, p, 1, 1, %110;\n}\n"
+                     : METAATTN_WG_OUT_208
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(descB), "r"(scaleD), "n"(TransB));
+      else
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %109, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n208k16.f32.f16.f16 "
+                     METAATTN_WG_REGS_208 ", "
+                     "{%104, %105, %106, %107}, %108, p, 1, 1, %110;\n}\n"
+                     : METAATTN_WG_OUT_208
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(descB), "r"(scaleD), "n"(TransB));
+    } else {
+      if constexpr (WgmmaType<T>::kBf16)
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %109, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n208k16.f32.bf16.bf16 "
+                     METAATTN_WG_REGS_208 ", "
+                     "{%104, %105, %106, %107}, %108, p, 1, 1, %110;\n}\n"
+                     : METAATTN_WG_ACC_208
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(descB), "r"(scaleD), "n"(TransB));
+      else
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %109, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n208k16.f32.f16.f16 "
+                     METAATTN_WG_REGS_208 ", "
+                     "{%104, %105, %106, %107}, %108, p, 1, 1, %110;\n}\n"
+                     : METAATTN_WG_ACC_208
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(descB), "r"(scaleD), "n"(TransB));
+    }
 #else
     __trap();
 #endif
@@ -669,48 +1138,84 @@ template <> struct WgmmaOp<208> {
 };
 #undef METAATTN_WG_REGS_208
 #undef METAATTN_WG_ACC_208
+#undef METAATTN_WG_OUT_208
 
 #define METAATTN_WG_REGS_224 "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, %96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111}"
 #define METAATTN_WG_ACC_224 "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]), "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]), "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111])
+#define METAATTN_WG_OUT_224 "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3]), "=f"(d[4]), "=f"(d[5]), "=f"(d[6]), "=f"(d[7]), "=f"(d[8]), "=f"(d[9]), "=f"(d[10]), "=f"(d[11]), "=f"(d[12]), "=f"(d[13]), "=f"(d[14]), "=f"(d[15]), "=f"(d[16]), "=f"(d[17]), "=f"(d[18]), "=f"(d[19]), "=f"(d[20]), "=f"(d[21]), "=f"(d[22]), "=f"(d[23]), "=f"(d[24]), "=f"(d[25]), "=f"(d[26]), "=f"(d[27]), "=f"(d[28]), "=f"(d[29]), "=f"(d[30]), "=f"(d[31]), "=f"(d[32]), "=f"(d[33]), "=f"(d[34]), "=f"(d[35]), "=f"(d[36]), "=f"(d[37]), "=f"(d[38]), "=f"(d[39]), "=f"(d[40]), "=f"(d[41]), "=f"(d[42]), "=f"(d[43]), "=f"(d[44]), "=f"(d[45]), "=f"(d[46]), "=f"(d[47]), "=f"(d[48]), "=f"(d[49]), "=f"(d[50]), "=f"(d[51]), "=f"(d[52]), "=f"(d[53]), "=f"(d[54]), "=f"(d[55]), "=f"(d[56]), "=f"(d[57]), "=f"(d[58]), "=f"(d[59]), "=f"(d[60]), "=f"(d[61]), "=f"(d[62]), "=f"(d[63]), "=f"(d[64]), "=f"(d[65]), "=f"(d[66]), "=f"(d[67]), "=f"(d[68]), "=f"(d[69]), "=f"(d[70]), "=f"(d[71]), "=f"(d[72]), "=f"(d[73]), "=f"(d[74]), "=f"(d[75]), "=f"(d[76]), "=f"(d[77]), "=f"(d[78]), "=f"(d[79]), "=f"(d[80]), "=f"(d[81]), "=f"(d[82]), "=f"(d[83]), "=f"(d[84]), "=f"(d[85]), "=f"(d[86]), "=f"(d[87]), "=f"(d[88]), "=f"(d[89]), "=f"(d[90]), "=f"(d[91]), "=f"(d[92]), "=f"(d[93]), "=f"(d[94]), "=f"(d[95]), "=f"(d[96]), "=f"(d[97]), "=f"(d[98]), "=f"(d[99]), "=f"(d[100]), "=f"(d[101]), "=f"(d[102]), "=f"(d[103]), "=f"(d[104]), "=f"(d[105]), "=f"(d[106]), "=f"(d[107]), "=f"(d[108]), "=f"(d[109]), "=f"(d[110]), "=f"(d[111])
 template <> struct WgmmaOp<224> {
-  template <class T, int TransB, int TransA = 0>
+  template <class T, int TransB, int TransA = 0, bool Overwrite = false>
   METAATTN_DEV static void ss(float* d, unsigned long long descA, unsigned long long descB, int scaleD) {
 #if METAATTN_HAS_WGMMA
-    if constexpr (WgmmaType<T>::kBf16)
-      asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %114, 0;\n"
-                   "wgmma.mma_async.sync.aligned.m64n224k16.f32.bf16.bf16 "
-                   METAATTN_WG_REGS_224 ", "
-                   "%112, %113, p, 1, 1, %115, %116;\n}\n"
-                   : METAATTN_WG_ACC_224
-                   : "l"(descA), "l"(descB), "r"(scaleD), "n"(TransA), "n"(TransB));
-    else
-      asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %114, 0;\n"
-                   "wgmma.mma_async.sync.aligned.m64n224k16.f32.f16.f16 "
-                   METAATTN_WG_REGS_224 ", "
-                   "%112, %113, p, 1, 1, %115, %116;\n}\n"
-                   : METAATTN_WG_ACC_224
-                   : "l"(descA), "l"(descB), "r"(scaleD), "n"(TransA), "n"(TransB));
+    if constexpr (Overwrite) {
+      if constexpr (WgmmaType<T>::kBf16)
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %114, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n224k16.f32.bf16.bf16 "
+                     METAATTN_WG_REGS_224 ", "
+                     "%112, %113, p, 1, 1, %115, %116;\n}\n"
+                     : METAATTN_WG_OUT_224
+                     : "l"(descA), "l"(descB), "r"(scaleD), "n"(TransA), "n"(TransB));
+      else
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %114, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n224k16.f32.f16.f16 "
+                     METAATTN_WG_REGS_224 ", "
+                     "%112, %113, p, 1, 1, %115, %116;\n}\n"
+                     : METAATTN_WG_OUT_224
+                     : "l"(descA), "l"(descB), "r"(scaleD), "n"(TransA), "n"(TransB));
+    } else {
+      if constexpr (WgmmaType<T>::kBf16)
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %114, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n224k16.f32.bf16.bf16 "
+                     METAATTN_WG_REGS_224 ", "
+                     "%112, %113, p, 1, 1, %115, %116;\n}\n"
+                     : METAATTN_WG_ACC_224
+                     : "l"(descA), "l"(descB), "r"(scaleD), "n"(TransA), "n"(TransB));
+      else
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %114, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n224k16.f32.f16.f16 "
+                     METAATTN_WG_REGS_224 ", "
+                     "%112, %113, p, 1, 1, %115, %116;\n}\n"
+                     : METAATTN_WG_ACC_224
+                     : "l"(descA), "l"(descB), "r"(scaleD), "n"(TransA), "n"(TransB));
+    }
 #else
     __trap();
 #endif
   }
-  template <class T, int TransB>
+  template <class T, int TransB, bool Overwrite = false>
   METAATTN_DEV static void rs(float* d, const unsigned (&a)[4], unsigned long long descB, int scaleD) {
 #if METAATTN_HAS_WGMMA
-    if constexpr (WgmmaType<T>::kBf16)
-      asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %117, 0;\n"
-                   "wgmma.mma_async.sync.aligned.m64n224k16.f32.bf16.bf16 "
-                   METAATTN_WG_REGS_224 ", "
-                   "{%112, %113, %114, %115}, %116, p, 1, 1, %118;\n}\n"
-                   : METAATTN_WG_ACC_224
-                   : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(descB), "r"(scaleD), "n"(TransB));
-    else
-      asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %117, 0;\n"
-                   "wgmma.mma_async.sync.aligned.m64n224k16.f32.f16.f16 "
-                   METAATTN_WG_REGS_224 ", "
-                   "{%112, %113, %114, %115}, %116, p, 1, 1, %118;\n}\n"
-                   : METAATTN_WG_ACC_224
-                   : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(descB), "r"(scaleD), "n"(TransB));
+    if constexpr (Overwrite) {
+      if constexpr (WgmmaType<T>::kBf16)
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %117, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n224k16.f32.bf16.bf16 "
+                     METAATTN_WG_REGS_224 ", "
+                     "{%112, %113, %114, %115}, %116, p, 1, 1, %118;\n}\n"
+                     : METAATTN_WG_OUT_224
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(descB), "r"(scaleD), "n"(TransB));
+      else
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %117, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n224k16.f32.f16.f16 "
+                     METAATTN_WG_REGS_224 ", "
+                     "{%112, %113, %114, %115}, %116, p, 1, 1, %118;\n}\n"
+                     : METAATTN_WG_OUT_224
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(descB), "r"(scaleD), "n"(TransB));
+    } else {
+      if constexpr (WgmmaType<T>::kBf16)
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %117, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n224k16.f32.bf16.bf16 "
+                     METAATTN_WG_REGS_224 ", "
+                     "{%112, %113, %114, %115}, %116, p, 1, 1, %118;\n}\n"
+                     : METAATTN_WG_ACC_224
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(descB), "r"(scaleD), "n"(TransB));
+      else
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %117, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n224k16.f32.f16.f16 "
+                     METAATTN_WG_REGS_224 ", "
+                     "{%112, %113, %114, %115}, %116, p, 1, 1, %118;\n}\n"
+                     : METAATTN_WG_ACC_224
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(descB), "r"(scaleD), "n"(TransB));
+    }
 #else
     __trap();
 #endif
@@ -718,48 +1223,84 @@ template <> struct WgmmaOp<224> {
 };
 #undef METAATTN_WG_REGS_224
 #undef METAATTN_WG_ACC_224
+#undef METAATTN_WG_OUT_224
 
 #define METAATTN_WG_REGS_240 "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, %96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, %112, %113, %114, %115, %116, %117, %118, %119}"
 #define METAATTN_WG_ACC_240 "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]), "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]), "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]), "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119])
+#define METAATTN_WG_OUT_240 "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3]), "=f"(d[4]), "=f"(d[5]), "=f"(d[6]), "=f"(d[7]), "=f"(d[8]), "=f"(d[9]), "=f"(d[10]), "=f"(d[11]), "=f"(d[12]), "=f"(d[13]), "=f"(d[14]), "=f"(d[15]), "=f"(d[16]), "=f"(d[17]), "=f"(d[18]), "=f"(d[19]), "=f"(d[20]), "=f"(d[21]), "=f"(d[22]), "=f"(d[23]), "=f"(d[24]), "=f"(d[25]), "=f"(d[26]), "=f"(d[27]), "=f"(d[28]), "=f"(d[29]), "=f"(d[30]), "=f"(d[31]), "=f"(d[32]), "=f"(d[33]), "=f"(d[34]), "=f"(d[35]), "=f"(d[36]), "=f"(d[37]), "=f"(d[38]), "=f"(d[39]), "=f"(d[40]), "=f"(d[41]), "=f"(d[42]), "=f"(d[43]), "=f"(d[44]), "=f"(d[45]), "=f"(d[46]), "=f"(d[47]), "=f"(d[48]), "=f"(d[49]), "=f"(d[50]), "=f"(d[51]), "=f"(d[52]), "=f"(d[53]), "=f"(d[54]), "=f"(d[55]), "=f"(d[56]), "=f"(d[57]), "=f"(d[58]), "=f"(d[59]), "=f"(d[60]), "=f"(d[61]), "=f"(d[62]), "=f"(d[63]), "=f"(d[64]), "=f"(d[65]), "=f"(d[66]), "=f"(d[67]), "=f"(d[68]), "=f"(d[69]), "=f"(d[70]), "=f"(d[71]), "=f"(d[72]), "=f"(d[73]), "=f"(d[74]), "=f"(d[75]), "=f"(d[76]), "=f"(d[77]), "=f"(d[78]), "=f"(d[79]), "=f"(d[80]), "=f"(d[81]), "=f"(d[82]), "=f"(d[83]), "=f"(d[84]), "=f"(d[85]), "=f"(d[86]), "=f"(d[87]), "=f"(d[88]), "=f"(d[89]), "=f"(d[90]), "=f"(d[91]), "=f"(d[92]), "=f"(d[93]), "=f"(d[94]), "=f"(d[95]), "=f"(d[96]), "=f"(d[97]), "=f"(d[98]), "=f"(d[99]), "=f"(d[100]), "=f"(d[101]), "=f"(d[102]), "=f"(d[103]), "=f"(d[104]), "=f"(d[105]), "=f"(d[106]), "=f"(d[107]), "=f"(d[108]), "=f"(d[109]), "=f"(d[110]), "=f"(d[111]), "=f"(d[112]), "=f"(d[113]), "=f"(d[114]), "=f"(d[115]), "=f"(d[116]), "=f"(d[117]), "=f"(d[118]), "=f"(d[119])
 template <> struct WgmmaOp<240> {
-  template <class T, int TransB, int TransA = 0>
+  template <class T, int TransB, int TransA = 0, bool Overwrite = false>
   METAATTN_DEV static void ss(float* d, unsigned long long descA, unsigned long long descB, int scaleD) {
 #if METAATTN_HAS_WGMMA
-    if constexpr (WgmmaType<T>::kBf16)
-      asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %122, 0;\n"
-                   "wgmma.mma_async.sync.aligned.m64n240k16.f32.bf16.bf16 "
-                   METAATTN_WG_REGS_240 ", "
-                   "%120, %121, p, 1, 1, %123, %124;\n}\n"
-                   : METAATTN_WG_ACC_240
-                   : "l"(descA), "l"(descB), "r"(scaleD), "n"(TransA), "n"(TransB));
-    else
-      asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %122, 0;\n"
-                   "wgmma.mma_async.sync.aligned.m64n240k16.f32.f16.f16 "
-                   METAATTN_WG_REGS_240 ", "
-                   "%120, %121, p, 1, 1, %123, %124;\n}\n"
-                   : METAATTN_WG_ACC_240
-                   : "l"(descA), "l"(descB), "r"(scaleD), "n"(TransA), "n"(TransB));
+    if constexpr (Overwrite) {
+      if constexpr (WgmmaType<T>::kBf16)
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %122, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n240k16.f32.bf16.bf16 "
+                     METAATTN_WG_REGS_240 ", "
+                     "%120, %121, p, 1, 1, %123, %124;\n}\n"
+                     : METAATTN_WG_OUT_240
+                     : "l"(descA), "l"(descB), "r"(scaleD), "n"(TransA), "n"(TransB));
+      else
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %122, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n240k16.f32.f16.f16 "
+                     METAATTN_WG_REGS_240 ", "
+                     "%120, %121, p, 1, 1, %123, %124;\n}\n"
+                     : METAATTN_WG_OUT_240
+                     : "l"(descA), "l"(descB), "r"(scaleD), "n"(TransA), "n"(TransB));
+    } else {
+      if constexpr (WgmmaType<T>::kBf16)
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %122, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n240k16.f32.bf16.bf16 "
+                     METAATTN_WG_REGS_240 ", "
+                     "%120, %121, p, 1, 1, %123, %124;\n}\n"
+                     : METAATTN_WG_ACC_240
+                     : "l"(descA), "l"(descB), "r"(scaleD), "n"(TransA), "n"(TransB));
+      else
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %122, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n240k16.f32.f16.f16 "
+                     METAATTN_WG_REGS_240 ", "
+                     "%120, %121, p, 1, 1, %123, %124;\n}\n"
+                     : METAATTN_WG_ACC_240
+                     : "l"(descA), "l"(descB), "r"(scaleD), "n"(TransA), "n"(TransB));
+    }
 #else
     __trap();
 #endif
   }
-  template <class T, int TransB>
+  template <class T, int TransB, bool Overwrite = false>
   METAATTN_DEV static void rs(float* d, const unsigned (&a)[4], unsigned long long descB, int scaleD) {
 #if METAATTN_HAS_WGMMA
-    if constexpr (WgmmaType<T>::kBf16)
-      asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %125, 0;\n"
-                   "wgmma.mma_async.sync.aligned.m64n240k16.f32.bf16.bf16 "
-                   METAATTN_WG_REGS_240 ", "
-                   "{%120, %121, %122, %123}, %124, p, 1, 1, %126;\n}\n"
-                   : METAATTN_WG_ACC_240
-                   : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(descB), "r"(scaleD), "n"(TransB));
-    else
-      asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %125, 0;\n"
-                   "wgmma.mma_async.sync.aligned.m64n240k16.f32.f16.f16 "
-                   METAATTN_WG_REGS_240 ", "
-                   "{%120, %121, %122, %123}, %124, p, 1, 1, %126;\n}\n"
-                   : METAATTN_WG_ACC_240
-                   : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(descB), "r"(scaleD), "n"(TransB));
+    if constexpr (Overwrite) {
+      if constexpr (WgmmaType<T>::kBf16)
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %125, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n240k16.f32.bf16.bf16 "
+                     METAATTN_WG_REGS_240 ", "
+                     "{%120, %121, %122, %123}, %124, p, 1, 1, %126;\n}\n"
+                     : METAATTN_WG_OUT_240
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(descB), "r"(scaleD), "n"(TransB));
+      else
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %125, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n240k16.f32.f16.f16 "
+                     METAATTN_WG_REGS_240 ", "
+                     "{%120, %121, %122, %123}, %124, p, 1, 1, %126;\n}\n"
+                     : METAATTN_WG_OUT_240
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(descB), "r"(scaleD), "n"(TransB));
+    } else {
+      if constexpr (WgmmaType<T>::kBf16)
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %125, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n240k16.f32.bf16.bf16 "
+                     METAATTN_WG_REGS_240 ", "
+                     "{%120, %121, %122, %123}, %124, p, 1, 1, %126;\n}\n"
+                     : METAATTN_WG_ACC_240
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(descB), "r"(scaleD), "n"(TransB));
+      else
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %125, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n240k16.f32.f16.f16 "
+                     METAATTN_WG_REGS_240 ", "
+                     "{%120, %121, %122, %123}, %124, p, 1, 1, %126;\n}\n"
+                     : METAATTN_WG_ACC_240
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(descB), "r"(scaleD), "n"(TransB));
+    }
 #else
     __trap();
 #endif
@@ -767,48 +1308,84 @@ template <> struct WgmmaOp<240> {
 };
 #undef METAATTN_WG_REGS_240
 #undef METAATTN_WG_ACC_240
+#undef METAATTN_WG_OUT_240
 
 #define METAATTN_WG_REGS_256 "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, %96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, %112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127}"
 #define METAATTN_WG_ACC_256 "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]), "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]), "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]), "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]), "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
+#define METAATTN_WG_OUT_256 "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3]), "=f"(d[4]), "=f"(d[5]), "=f"(d[6]), "=f"(d[7]), "=f"(d[8]), "=f"(d[9]), "=f"(d[10]), "=f"(d[11]), "=f"(d[12]), "=f"(d[13]), "=f"(d[14]), "=f"(d[15]), "=f"(d[16]), "=f"(d[17]), "=f"(d[18]), "=f"(d[19]), "=f"(d[20]), "=f"(d[21]), "=f"(d[22]), "=f"(d[23]), "=f"(d[24]), "=f"(d[25]), "=f"(d[26]), "=f"(d[27]), "=f"(d[28]), "=f"(d[29]), "=f"(d[30]), "=f"(d[31]), "=f"(d[32]), "=f"(d[33]), "=f"(d[34]), "=f"(d[35]), "=f"(d[36]), "=f"(d[37]), "=f"(d[38]), "=f"(d[39]), "=f"(d[40]), "=f"(d[41]), "=f"(d[42]), "=f"(d[43]), "=f"(d[44]), "=f"(d[45]), "=f"(d[46]), "=f"(d[47]), "=f"(d[48]), "=f"(d[49]), "=f"(d[50]), "=f"(d[51]), "=f"(d[52]), "=f"(d[53]), "=f"(d[54]), "=f"(d[55]), "=f"(d[56]), "=f"(d[57]), "=f"(d[58]), "=f"(d[59]), "=f"(d[60]), "=f"(d[61]), "=f"(d[62]), "=f"(d[63]), "=f"(d[64]), "=f"(d[65]), "=f"(d[66]), "=f"(d[67]), "=f"(d[68]), "=f"(d[69]), "=f"(d[70]), "=f"(d[71]), "=f"(d[72]), "=f"(d[73]), "=f"(d[74]), "=f"(d[75]), "=f"(d[76]), "=f"(d[77]), "=f"(d[78]), "=f"(d[79]), "=f"(d[80]), "=f"(d[81]), "=f"(d[82]), "=f"(d[83]), "=f"(d[84]), "=f"(d[85]), "=f"(d[86]), "=f"(d[87]), "=f"(d[88]), "=f"(d[89]), "=f"(d[90]), "=f"(d[91]), "=f"(d[92]), "=f"(d[93]), "=f"(d[94]), "=f"(d[95]), "=f"(d[96]), "=f"(d[97]), "=f"(d[98]), "=f"(d[99]), "=f"(d[100]), "=f"(d[101]), "=f"(d[102]), "=f"(d[103]), "=f"(d[104]), "=f"(d[105]), "=f"(d[106]), "=f"(d[107]), "=f"(d[108]), "=f"(d[109]), "=f"(d[110]), "=f"(d[111]), "=f"(d[112]), "=f"(d[113]), "=f"(d[114]), "=f"(d[115]), "=f"(d[116]), "=f"(d[117]), "=f"(d[118]), "=f"(d[119]), "=f"(d[120]), "=f"(d[121]), "=f"(d[122]), "=f"(d[123]), "=f"(d[124]), "=f"(d[125]), "=f"(d[126]), "=f"(d[127])
 template <> struct WgmmaOp<256> {
-  template <class T, int TransB, int TransA = 0>
+  template <class T, int TransB, int TransA = 0, bool Overwrite = false>
   METAATTN_DEV static void ss(float* d, unsigned long long descA, unsigned long long descB, int scaleD) {
 #if METAATTN_HAS_WGMMA
-    if constexpr (WgmmaType<T>::kBf16)
-      asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
-                   "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 "
-                   METAATTN_WG_REGS_256 ", "
-                   "%128, %129, p, 1, 1, %131, %132;\n}\n"
-                   : METAATTN_WG_ACC_256
-                   : "l"(descA), "l"(descB), "r"(scaleD), "n"(TransA), "n"(TransB));
-    else
-      asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
-                   "wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 "
-                   METAATTN_WG_REGS_256 ", "
-                   "%128, %129, p, 1, 1, %131, %132;\n}\n"
-                   : METAATTN_WG_ACC_256
-                   : "l"(descA), "l"(descB), "r"(scaleD), "n"(TransA), "n"(TransB));
+    if constexpr (Overwrite) {
+      if constexpr (WgmmaType<T>::kBf16)
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 "
+                     METAATTN_WG_REGS_256 ", "
+                     "%128, %129, p, 1, 1, %131, %132;\n}\n"
+                     : METAATTN_WG_OUT_256
+                     : "l"(descA), "l"(descB), "r"(scaleD), "n"(TransA), "n"(TransB));
+      else
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 "
+                     METAATTN_WG_REGS_256 ", "
+                     "%128, %129, p, 1, 1, %131, %132;\n}\n"
+                     : METAATTN_WG_OUT_256
+                     : "l"(descA), "l"(descB), "r"(scaleD), "n"(TransA), "n"(TransB));
+    } else {
+      if constexpr (WgmmaType<T>::kBf16)
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 "
+                     METAATTN_WG_REGS_256 ", "
+                     "%128, %129, p, 1, 1, %131, %132;\n}\n"
+                     : METAATTN_WG_ACC_256
+                     : "l"(descA), "l"(descB), "r"(scaleD), "n"(TransA), "n"(TransB));
+      else
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 "
+                     METAATTN_WG_REGS_256 ", "
+                     "%128, %129, p, 1, 1, %131, %132;\n}\n"
+                     : METAATTN_WG_ACC_256
+                     : "l"(descA), "l"(descB), "r"(scaleD), "n"(TransA), "n"(TransB));
+    }
 #else
     __trap();
 #endif
   }
-  template <class T, int TransB>
+  template <class T, int TransB, bool Overwrite = false>
   METAATTN_DEV static void rs(float* d, const unsigned (&a)[4], unsigned long long descB, int scaleD) {
 #if METAATTN_HAS_WGMMA
-    if constexpr (WgmmaType<T>::kBf16)
-      asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %133, 0;\n"
-                   "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 "
-                   METAATTN_WG_REGS_256 ", "
-                   "{%128, %129, %130, %131}, %132, p, 1, 1, %134;\n}\n"
-                   : METAATTN_WG_ACC_256
-                   : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(descB), "r"(scaleD), "n"(TransB));
-    else
-      asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %133, 0;\n"
-                   "wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 "
-                   METAATTN_WG_REGS_256 ", "
-                   "{%128, %129, %130, %131}, %132, p, 1, 1, %134;\n}\n"
-                   : METAATTN_WG_ACC_256
-                   : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(descB), "r"(scaleD), "n"(TransB));
+    if constexpr (Overwrite) {
+      if constexpr (WgmmaType<T>::kBf16)
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %133, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 "
+                     METAATTN_WG_REGS_256 ", "
+                     "{%128, %129, %130, %131}, %132, p, 1, 1, %134;\n}\n"
+                     : METAATTN_WG_OUT_256
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(descB), "r"(scaleD), "n"(TransB));
+      else
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %133, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 "
+                     METAATTN_WG_REGS_256 ", "
+                     "{%128, %129, %130, %131}, %132, p, 1, 1, %134;\n}\n"
+                     : METAATTN_WG_OUT_256
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(descB), "r"(scaleD), "n"(TransB));
+    } else {
+      if constexpr (WgmmaType<T>::kBf16)
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %133, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 "
+                     METAATTN_WG_REGS_256 ", "
+                     "{%128, %129, %130, %131}, %132, p, 1, 1, %134;\n}\n"
+                     : METAATTN_WG_ACC_256
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(descB), "r"(scaleD), "n"(TransB));
+      else
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %133, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 "
+                     METAATTN_WG_REGS_256 ", "
+                     "{%128, %129, %130, %131}, %132, p, 1, 1, %134;\n}\n"
+                     : METAATTN_WG_ACC_256
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(descB), "r"(scaleD), "n"(TransB));
+    }
 #else
     __trap();
 #endif
@@ -816,6 +1393,7 @@ template <> struct WgmmaOp<256> {
 };
 #undef METAATTN_WG_REGS_256
 #undef METAATTN_WG_ACC_256
+#undef METAATTN_WG_OUT_256
 
 } // namespace ptx
 } // namespace dev

@@ -520,7 +520,9 @@ template <class T, int M, int N, int W> void testStoreFragShared() {
 
 /// mode 0: gemmSS; 1: gemmRS with A via loadFrag; 2: gemmRS with A built as a
 /// float Frag element-wise (row/col) then warp::convert'ed; 3: wg::gemmSS
-/// (wgmma); 4: wg::gemmRS (wgmma) with A via loadFrag; 5: gemmTS (A stored K x M).
+/// (wgmma); 4: wg::gemmRS (wgmma) with A via loadFrag; 5: gemmTS (A stored K x M);
+/// 6, 7: wg::gemmSS and wg::gemmRS with Overwrite (C = A·B: C starts as NaN, which must not
+/// be read).
 template <int Mode, bool TransB, class T, int M, int N, int K, int W>
 __global__ void kGemm(TensorRef<2> a, TensorRef<2> b, TensorRef<2> c) {
   constexpr int BR = TransB ? N : K, BC = TransB ? K : N;
@@ -537,7 +539,8 @@ __global__ void kGemm(TensorRef<2> a, TensorRef<2> b, TensorRef<2> c) {
   Frag<float, M, N, W> acc;
 #pragma unroll
   for (int e = 0; e < acc.kElems; ++e)
-    acc[e] = 1.0f + 0.001f * Frag<float, M, N, W>::row(e); // C += ... starts from this
+    acc[e] = Mode >= 6 ? __int_as_float(0x7fc00000)
+                       : 1.0f + 0.001f * Frag<float, M, N, W>::row(e); // C += ... starts here
   if constexpr (Mode == 0) {
     warp::gemmSS<TransB>(acc, sA, sB);
   } else if constexpr (Mode == 5) {
@@ -552,6 +555,12 @@ __global__ void kGemm(TensorRef<2> a, TensorRef<2> b, TensorRef<2> c) {
     Frag<T, M, K, W> fa;
     warp::loadFrag(fa, sA);
     wg::gemmRS<TransB>(acc, fa, sB);
+  } else if constexpr (Mode == 6) {
+    wg::gemmSS<TransB, true, true>(acc, sA, sB);
+  } else if constexpr (Mode == 7) {
+    Frag<T, M, K, W> fa;
+    warp::loadFrag(fa, sA);
+    wg::gemmRS<TransB, true, true>(acc, fa, sB);
   } else {
     using FA = Frag<float, M, K, W>;
     FA fa;
@@ -594,7 +603,7 @@ template <int Mode, bool TransB, class T, int M, int N, int K, int W> void testG
   double maxErr = 0, maxRatio = 0;
   for (int i = 0; i < M; ++i)
     for (int j = 0; j < N; ++j) {
-      double s = 1.0 + 0.001f * i, mag = 1.0;
+      double s = Mode >= 6 ? 0.0 : 1.0 + 0.001f * i, mag = 1.0;
       for (int k = 0; k < K; ++k) {
         double av = H::to(A[i * K + k]);
         double bv = TransB ? H::to(B[j * K + k]) : H::to(B[k * N + j]);
@@ -606,7 +615,8 @@ template <int Mode, bool TransB, class T, int M, int N, int K, int W> void testG
       maxRatio = std::max(maxRatio, err / (1e-5 * mag)); // fp32 accumulation bound
     }
   const char* modes[] = {"gemmSS",     "gemmRS(loadFrag A)",     "gemmRS(convert float Frag A)",
-                         "wg::gemmSS", "wg::gemmRS(loadFrag A)", "gemmTS (A transposed)"};
+                         "wg::gemmSS", "wg::gemmRS(loadFrag A)", "gemmTS (A transposed)",
+                         "wg::gemmSS(Overwrite)", "wg::gemmRS(Overwrite, loadFrag A)"};
   char name[160];
   std::snprintf(name, sizeof name, "%s<TransB=%d> %s M=%d N=%d K=%d W=%d", modes[Mode], (int)TransB,
                 sizeof(T) == 2 && std::is_same<T, bf16>::value ? "bf16" : "fp16", M, N, K, W);
@@ -1076,6 +1086,11 @@ int main(int argc, char** argv) {
   testGemm<4, false, bf16, 64, 256, 128, 4>();
   testGemm<4, false, fp16, 128, 192, 128, 8>();
   testGemm<4, true, fp16, 64, 64, 64, 4>();
+  testGemm<6, true, bf16, 128, 128, 128, 8>();
+  testGemm<6, true, bf16, 64, 80, 256, 4>();
+  testGemm<6, false, fp16, 64, 128, 64, 4>();
+  testGemm<7, false, bf16, 128, 128, 128, 8>();
+  testGemm<7, true, fp16, 64, 64, 64, 4>();
   testGemm<5, false, bf16, 64, 64, 64, 4>();
   testGemm<5, false, bf16, 256, 32, 64, 4>();
   testGemm<5, false, fp16, 32, 48, 32, 2>();

@@ -81,9 +81,11 @@
 // HOPPER: metaattn::dev::mbar::wait(&[[QFULL]][[[ZERO]]], [[ZERO]]);
 // HOPPER-NOT: namedBarrier
 // The score gemm is issued without waiting; the previous tile's output gemm runs behind it
-// (tile-gemm-overlap) and is retired before the output is rescaled.
+// (tile-gemm-overlap) and is retired before the output is rescaled. The score gemm overwrites
+// its accumulator (its first wgmma does not read it), so the zero fill before it is not printed.
 // HOPPER: metaattn::dev::mbar::wait(&[[KFULL]][[[CSLOT:v[0-9]+]]], {{v[0-9]+}});
-// HOPPER: metaattn::dev::wg::gemmSS<true, false>([[S]], [[QS]],
+// HOPPER: // tile.fill: [[S]] is overwritten by the gemm
+// HOPPER-NEXT: metaattn::dev::wg::gemmSS<true, false, true>([[S]], [[QS]], {{v[0-9]+}});  // tile.gemm (async) (overwrites)
 // HOPPER: metaattn::dev::wg::gemmRS<false, false>(
 // HOPPER-NEXT: metaattn::dev::wg::waitGemms<1>([[S]]);
 // HOPPER: metaattn::dev::wg::waitGemms<0>([[S]]);

@@ -12,6 +12,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Matchers.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/StringExtras.h"
@@ -330,6 +331,34 @@ LogicalResult Printer::printStridedParallel(ParallelOp op) {
   return success();
 }
 
+/// The wgmma gemm right after `fill` when `fill` zeroes that gemm's accumulator: the gemm then
+/// overwrites it (its first wgmma ignores C) and the fill is not printed. Left to ptxas, the
+/// fill sometimes stays as a register move per accumulator element in every kv tile (the
+/// persistent softmax kernel's score gemm: 64 moves per thread and tile at D128).
+/// Between the two only mbarrier waits, stage views and pure ops may come (none of them
+/// touches the accumulator).
+static GemmOp overwritingGemm(FillOp fill) {
+  if (!matchPattern(fill.getValue(), m_AnyZeroFloat()))
+    return {};
+  Operation *op = fill->getNextNode();
+  while (op && (isa<MbarrierWaitOp, StageOp>(op) || (isPure(op) && op->getNumRegions() == 0)))
+    op = op->getNextNode();
+  auto gemm = dyn_cast_or_null<GemmOp>(op);
+  if (!gemm || !gemm->hasAttr(kWgmmaAttr) || gemm.getC() != fill.getBuffer() ||
+      gemm.getA() == fill.getBuffer())
+    return {};
+  return gemm;
+}
+
+/// The fill `overwritingGemm` pairs with `gemm`, if any.
+static FillOp overwrittenFill(GemmOp gemm) {
+  Operation *op = gemm->getPrevNode();
+  while (op && (isa<MbarrierWaitOp, StageOp>(op) || (isPure(op) && op->getNumRegions() == 0)))
+    op = op->getPrevNode();
+  auto fill = dyn_cast_or_null<FillOp>(op);
+  return fill && overwritingGemm(fill) == gemm ? fill : FillOp();
+}
+
 LogicalResult Printer::printTileOp(Operation *op) {
   std::string ns = "metaattn::dev::";
   if (auto id = dyn_cast<BlockIdOp>(op)) {
@@ -404,19 +433,27 @@ LogicalResult Printer::printTileOp(Operation *op) {
   if (auto fill = dyn_cast<FillOp>(op)) {
     if (!isFragment(fill.getBuffer().getType()))
       return op->emitOpError() << "only fragments can be filled in CUDA";
+    if (overwritingGemm(fill)) {
+      line() << "// tile.fill: " << name(fill.getBuffer()) << " is overwritten by the gemm\n";
+      return success();
+    }
     line() << name(fill.getBuffer()) << ".fill(" << name(fill.getValue()) << ");  // tile.fill\n";
     return success();
   }
   if (auto gemm = dyn_cast<GemmOp>(op)) {
     bool registerA = isFragment(gemm.getA().getType());
+    bool overwrite = static_cast<bool>(overwrittenFill(gemm));
     const char *scope = gemm->hasAttr(kWgmmaAttr) ? "wg::" : "warp::";
     line() << ns << scope
            << (registerA              ? "gemmRS<"
                : gemm.getTransposeA() ? "gemmTS<"
                                       : "gemmSS<")
-           << (gemm.getTransposeB() ? "true" : "false") << (gemm.getAsync() ? ", false" : "")
+           << (gemm.getTransposeB() ? "true" : "false")
+           << (overwrite ? (gemm.getAsync() ? ", false, true" : ", true, true")
+                         : (gemm.getAsync() ? ", false" : ""))
            << ">(" << name(gemm.getC()) << ", " << name(gemm.getA()) << ", " << name(gemm.getB())
-           << ");  // tile.gemm" << (gemm.getAsync() ? " (async)" : "") << "\n";
+           << ");  // tile.gemm" << (gemm.getAsync() ? " (async)" : "")
+           << (overwrite ? " (overwrites)" : "") << "\n";
     return success();
   }
   if (auto wait = dyn_cast<GemmWaitOp>(op)) {
