@@ -161,7 +161,7 @@ METAATTN_DEV void gemmSS(Frag<float, M, N, W>& C, SmemTile<T, M, K, 1> A,
         ptx::wgmmaDesc(aBase + (kt >> 2) * TA::kColumnBlockBytes + (kt & 3) * 32, 16, 1024);
     if (Overwrite && kt == 0)
       ptx::WgmmaOp<N>::template ss<T, TransB ? 0 : 1, 0, true>(C.v, da,
-                                                              wg_detail::descB<TransB>(B, kt), 0);
+                                                               wg_detail::descB<TransB>(B, kt), 0);
     else
       ptx::WgmmaOp<N>::template ss<T, TransB ? 0 : 1>(C.v, da, wg_detail::descB<TransB>(B, kt), 1);
   }
@@ -195,7 +195,7 @@ METAATTN_DEV void gemmTS(Frag<float, M, N, W>& C, SmemTile<T, K, M, 1> At,
     const unsigned long long da = ptx::wgmmaDesc(aBase + kt * 2048, TA::kColumnBlockBytes, 1024);
     if (Overwrite && kt == 0)
       ptx::WgmmaOp<N>::template ss<T, TransB ? 0 : 1, 1, true>(C.v, da,
-                                                              wg_detail::descB<TransB>(B, kt), 0);
+                                                               wg_detail::descB<TransB>(B, kt), 0);
     else
       ptx::WgmmaOp<N>::template ss<T, TransB ? 0 : 1, 1>(C.v, da, wg_detail::descB<TransB>(B, kt),
                                                          1);
@@ -231,7 +231,7 @@ METAATTN_DEV void gemmRS(Frag<float, M, N, W>& C, const Frag<T, M, K, W, P>& A,
   for (int kt = 0; kt < K / 16; ++kt) {
     if (Overwrite && kt == 0)
       ptx::WgmmaOp<N>::template rs<T, TransB ? 0 : 1, true>(C.v, a[kt],
-                                                           wg_detail::descB<TransB>(B, kt), 0);
+                                                            wg_detail::descB<TransB>(B, kt), 0);
     else
       ptx::WgmmaOp<N>::template rs<T, TransB ? 0 : 1>(C.v, a[kt], wg_detail::descB<TransB>(B, kt),
                                                       1);

@@ -614,9 +614,14 @@ template <int Mode, bool TransB, class T, int M, int N, int K, int W> void testG
       maxErr = std::max(maxErr, err);
       maxRatio = std::max(maxRatio, err / (1e-5 * mag)); // fp32 accumulation bound
     }
-  const char* modes[] = {"gemmSS",     "gemmRS(loadFrag A)",     "gemmRS(convert float Frag A)",
-                         "wg::gemmSS", "wg::gemmRS(loadFrag A)", "gemmTS (A transposed)",
-                         "wg::gemmSS(Overwrite)", "wg::gemmRS(Overwrite, loadFrag A)"};
+  const char* modes[] = {"gemmSS",
+                         "gemmRS(loadFrag A)",
+                         "gemmRS(convert float Frag A)",
+                         "wg::gemmSS",
+                         "wg::gemmRS(loadFrag A)",
+                         "gemmTS (A transposed)",
+                         "wg::gemmSS(Overwrite)",
+                         "wg::gemmRS(Overwrite, loadFrag A)"};
   char name[160];
   std::snprintf(name, sizeof name, "%s<TransB=%d> %s M=%d N=%d K=%d W=%d", modes[Mode], (int)TransB,
                 sizeof(T) == 2 && std::is_same<T, bf16>::value ? "bf16" : "fp16", M, N, K, W);
