@@ -5,7 +5,8 @@
 /// end and NVVM) and to a cubin (the same plus ptxas), and prints the medians. Built and run by
 /// tools/scripts/compile_time.sh; needs no GPU.
 ///
-///   [NVRTC_EXTRA="options"] nvrtc_time <file.cu> <runtime/device dir> [repeat]
+///   [NVRTC_EXTRA="options"] [NVRTC_SAVE_CUBIN=F] nvrtc_time <file.cu> <runtime/device dir>
+///   [repeat]
 ///
 //===----------------------------------------------------------------------===//
 #include <nvrtc.h>
@@ -49,6 +50,15 @@ double compileMs(const std::string &source, const std::string &arch, const std::
     std::fprintf(stderr, "nvrtc_time: compile failed (%s):\n%s\n", nvrtcGetErrorString(result),
                  log.c_str());
     std::exit(1);
+  }
+  // NVRTC_SAVE_CUBIN=F: the cubin of a compile to sm_* is written to F (tools/scripts/sass.sh).
+  const char *save = std::getenv("NVRTC_SAVE_CUBIN");
+  if (save && arch.rfind("sm_", 0) == 0) {
+    size_t size = 0;
+    nvrtcGetCUBINSize(program, &size);
+    std::string cubin(size, '\0');
+    nvrtcGetCUBIN(program, cubin.data());
+    std::ofstream(save, std::ios::binary).write(cubin.data(), static_cast<std::streamsize>(size));
   }
   nvrtcDestroyProgram(&program);
   return ms;
