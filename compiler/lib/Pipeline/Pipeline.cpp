@@ -47,7 +47,10 @@ void metaattn::buildAttnToTilePipeline(OpPassManager &pm, const PipelineOptions 
   convert.foldScoreScale = options.foldScoreScale;
   convert.warpSpecialize = options.warpSpecialize;
   convert.gemmOverlap = options.warpSpecialize && options.gemmOverlap;
-  convert.longKeys = options.longKeys;
+  // Not for persistent kernels: their consumers get 8 registers fewer (the producer keeps 40
+  // for the walk over tiles), and with 192-wide kv tiles ptxas then spills 32 B and serialises
+  // the wgmma (`metaattn-run --resource-report --persistent`, D72..D128).
+  convert.longKeys = options.longKeys && !options.persistent;
   pm.addPass(createConvertAttnToTile(convert));
   OpPassManager &kernels = pm.nest<tile::KernelOp>();
   kernels.addPass(tile::createTileUnswitchParallel());

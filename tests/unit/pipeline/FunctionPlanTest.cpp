@@ -256,6 +256,13 @@ TEST(FunctionPlanTest, LongKeysPlan) {
   LoweredFunction &one = wide.functions[0], &two = plain.functions[0];
   EXPECT_EQ(kvTile(two.kernels[0]), 128);
   EXPECT_EQ(kvTile(one.kernels[0]), 192);
+  // Persistent kernels keep 128 (with 192 their consumers' registers spill).
+  Lowered persistentWide;
+  PipelineOptions both = options;
+  both.persistent = true;
+  ASSERT_NO_FATAL_FAILURE(lowerText(kSoftmaxD128, persistentWide, both));
+  EXPECT_TRUE(persistentWide.functions[0].kernels[0].signature.persistent);
+  EXPECT_EQ(kvTile(persistentWide.functions[0].kernels[0]), 128);
   one.minKeys = kLongKeys;
   std::vector<const LoweredFunction *> plans = {&one, &two};
   auto choose = [&](int64_t seqQ, int64_t seqKv) {
