@@ -195,6 +195,13 @@ static cl::opt<LongKeysMode> longKeysOpt(
                           "on the GPU both tilings, the long-keys one launched from 8192 keys; "
                           "elsewhere the other")));
 
+static cl::opt<bool> stagedOutputOpt(
+    cl::cat(runCategory), "staged-output",
+    cl::desc("attention kernels store the output through the query's shared tile as whole "
+             "16-byte row chunks (where D = Dv and the types match; not persistent kernels; "
+             "default false)"),
+    cl::init(false));
+
 static cl::opt<bool> groupGuardsOpt(
     cl::cat(runCategory), "group-guards",
     cl::desc("warp-specialised kernels: each consumer warpgroup skips the kv tiles its own "
@@ -246,6 +253,7 @@ static int runMain(int argc, char **argv) {
     options.pipeline.longKeysPlan = longKeysOpt == LongKeysMode::plan;
   }
   options.pipeline.groupGuards = groupGuardsOpt;
+  options.pipeline.stagedOutput = stagedOutputOpt;
   options.pipeline.tuningFile = tuningFileOpt.empty() ? defaultTuningFile() : tuningFileOpt;
   if ((autotuneOpt || recordTuningOpt) && options.pipeline.tuningFile.empty()) {
     llvm::errs() << "metaattn-run: --autotune and --record-tuning need --tuning-file (or "

@@ -51,6 +51,8 @@ void metaattn::buildAttnToTilePipeline(OpPassManager &pm, const PipelineOptions 
   // for the walk over tiles), and with 192-wide kv tiles ptxas then spills 32 B and serialises
   // the wgmma (`metaattn-run --resource-report --persistent`, D72..D128).
   convert.longKeys = options.longKeys && !options.persistent;
+  // A persistent kernel's producer loads the next tile's query into that tile.
+  convert.stagedOutput = options.stagedOutput && !options.persistent;
   pm.addPass(createConvertAttnToTile(convert));
   OpPassManager &kernels = pm.nest<tile::KernelOp>();
   kernels.addPass(tile::createTileUnswitchParallel());
@@ -86,6 +88,8 @@ std::string metaattn::tuningArch(llvm::StringRef target, const PipelineOptions &
     arch += "+no-gemm-overlap";
   if (options.persistent)
     arch += "+persistent";
+  if (options.stagedOutput && !options.persistent)
+    arch += "+staged-output";
   if (!options.groupGuards)
     arch += "+no-group-guards";
   if (options.chunkKernels == PipelineOptions::ChunkKernels::fused)
@@ -160,6 +164,10 @@ struct LowerPipelineOptions : public PassPipelineOptions<LowerPipelineOptions> {
                                        "192-wide kv tiles for mask-free softmax-like kernels "
                                        "with head dims <= 128 (default false)"),
                         llvm::cl::init(false)};
+  Option<bool> stagedOutput{*this, "staged-output",
+                            llvm::cl::desc("attention outputs through the query's shared tile "
+                                           "as 16-byte row chunks (default false)"),
+                            llvm::cl::init(false)};
   Option<bool> groupGuards{*this, "group-guards",
                            llvm::cl::desc("warp-specialised kernels: each consumer warpgroup "
                                           "skips the kv tiles its own rows do not see "
@@ -195,6 +203,7 @@ void metaattn::registerMetaAttnPipelines() {
         options.gemmOverlap = cl.gemmOverlap;
         options.persistent = cl.persistent;
         options.longKeys = cl.longKeys;
+        options.stagedOutput = cl.stagedOutput;
         options.groupGuards = cl.groupGuards;
         buildAttnToTilePipeline(pm, options);
       });

@@ -102,6 +102,10 @@ struct PipelineOptions {
   /// In warp-specialised kernels, each consumer warpgroup decides over its own rows whether
   /// a kv tile is skipped or runs without the mask (tile-group-guards).
   bool groupGuards = true;
+  /// Attention kernels store their output through the query's shared tile as whole 16-byte
+  /// row chunks instead of one element pair per store (where D = Dv and the types match; not
+  /// in persistent kernels). Off until timed on the GPU.
+  bool stagedOutput = false;
 };
 
 /// The key length from which compileAttentionFunctions launches a function's long-keys plan

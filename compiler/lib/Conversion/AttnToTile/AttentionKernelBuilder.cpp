@@ -357,8 +357,15 @@ void KernelBuilder::buildEpilogue() {
     endParallel(par);
   }
   Value zero = idx(0);
+  // Through the query tile, when asked and it has the output's shape and element type: each
+  // warp writes its own rows there (it read only those rows of Q, and its gemms are done)
+  // and stores them as whole 16-byte row chunks.
+  Value staging;
+  auto outType = cast<GlobalTensorType>(oParam.getType());
+  if (cfg.stagedOutput && cfg.paddedValueDim == cfg.paddedDim && outType.getElementType() == elt)
+    staging = qShared;
   b.create<CopyOp>(loc, out, ValueRange{}, oParam, ValueRange{batch, q0, head, zero},
-                   b.getDenseI64ArrayAttr({1, 3}), false);
+                   b.getDenseI64ArrayAttr({1, 3}), false, staging);
   if (stats)
     b.create<CopyOp>(loc, stats, ValueRange{}, lseParam, ValueRange{batch, head, q0},
                      b.getDenseI64ArrayAttr({2}), false);

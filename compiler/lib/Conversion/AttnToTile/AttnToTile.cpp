@@ -145,6 +145,7 @@ struct ConvertAttnToTilePass : public metaattn::impl::ConvertAttnToTileBase<Conv
     // Timed on sm_90a only (4-14% faster); on the mma.sync path it costs the D128 GQA kernel
     // a register over ptxas's choice (a 4-byte spill) with no measurement to weigh it against.
     config.foldScoreScale = foldScoreScale && target.wgmma;
+    config.stagedOutput = stagedOutput;
     if (attention)
       return buildAttentionKernel(builder, attention, name, config);
     return buildCombineKernel(builder, cast<attn::CombineOp>(op), name, config);

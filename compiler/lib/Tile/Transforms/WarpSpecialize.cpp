@@ -95,7 +95,7 @@ bool extendSlice(ArrayRef<Value> values, Block &body, llvm::SetVector<Operation 
 }
 
 /// Fills `plan` for `kernel`, or says why it cannot be warp-specialised.
-std::string analyse(KernelOp kernel, Plan &plan) {
+std::string analyse(KernelOp kernel, Plan &plan, bool persistent) {
   if (kernel->hasAttr(kNoWarpSpecializeAttr))
     return "the kernel runs several blocks per multiprocessor (tile.no_warp_specialize)";
   SmallVector<PipelinedOp> loops;
@@ -148,10 +148,19 @@ std::string analyse(KernelOp kernel, Plan &plan) {
     if (!copy || copy.getAsync() || !isa<GlobalTensorType>(copy.getSource().getType()) ||
         !whyNotTma(copy, body).empty())
       continue;
-    // Only read after the copy, and only by gemms (the wait stands where the copy was).
+    // Only read after the copy, and only by gemms (the wait stands where the copy was); or,
+    // after the loop, the staging tile of an output store (tile.copy via), which each warp
+    // writes in its own rows once its gemms are done. Not in a persistent kernel, whose
+    // producer loads the next tile's query into that tile meanwhile.
     bool onlyGemmReads = llvm::all_of(copy.getDest().getUsers(), [&](Operation *user) {
       auto gemm = dyn_cast<GemmOp>(user);
-      return user == copy.getOperation() || (gemm && gemm.getC() != copy.getDest());
+      auto staged = dyn_cast<CopyOp>(user);
+      bool stagingAfterLoop = !persistent && staged && staged.getStaging() == copy.getDest() &&
+                              staged.getSource() != copy.getDest() &&
+                              staged.getDest() != copy.getDest() && staged->getBlock() == &body &&
+                              loop->isBeforeInBlock(staged);
+      return user == copy.getOperation() || (gemm && gemm.getC() != copy.getDest()) ||
+             stagingAfterLoop;
     });
     SmallVector<Value> origin(copy.getSourceIndices());
     if (onlyGemmReads && extendSlice(origin, body, slice))
@@ -570,7 +579,7 @@ struct TileWarpSpecializePass
       return;
     KernelOp kernel = getOperation();
     Plan plan;
-    std::string why = analyse(kernel, plan);
+    std::string why = analyse(kernel, plan, persistent);
     if (!why.empty()) {
       if (plan.loop && verbose)
         plan.loop.emitRemark() << "not warp-specialised: " << why;

@@ -35,6 +35,9 @@ struct TileConfig {
   /// Whether tile-gemm-overlap, when it runs, should overlap this kernel's gemms (false:
   /// the kernel gets tile.no_gemm_overlap).
   bool gemmOverlap = true;
+  /// Store the output through the query's shared tile (free once the last score gemm is
+  /// done) as whole 16-byte row chunks, where the tile has the output's shape and type.
+  bool stagedOutput = false;
   int64_t sharedBytes(int64_t elementBytes) const;
 };
 
