@@ -28,6 +28,7 @@ fi
 CXX=() LIT=() TEXT=()
 for f in "${ALL[@]}"; do
   case "$f" in
+    runtime/device/metaattn/wgmma_ops.cuh) ;; # generated (tools/scripts/gen_wgmma.py --check)
     *.cpp | *.h | *.cuh | *.cu) CXX+=("$f") ;;
   esac
   case "$f" in

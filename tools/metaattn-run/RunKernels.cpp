@@ -146,11 +146,9 @@ LogicalResult run::runOnGpu(ModuleOp module, const RunOptions &options, Problem 
   if (!plan.ok())
     return fail(plan.status());
   if (function->plans().size() > 1)
-    llvm::outs() << "  plan: "
-                 << (*plan)->lowered.planName
-                 << " (" << (*plan)->kernels.size() << " kernel"
-                 << ((*plan)->kernels.size() == 1 ? "" : "s") << ", of " << function->plans().size()
-                 << " plans)\n";
+    llvm::outs() << "  plan: " << (*plan)->lowered.planName << " (" << (*plan)->kernels.size()
+                 << " kernel" << ((*plan)->kernels.size() == 1 ? "" : "s") << ", of "
+                 << function->plans().size() << " plans)\n";
   if (!options.dumpCuda.empty()) {
     std::ofstream out(options.dumpCuda);
     for (const AttentionKernel &kernel : (*plan)->kernels)

@@ -23,8 +23,8 @@ LogicalResult metaattn::checkKernelParams(tile::KernelOp kernel, ArrayRef<HostTe
   ArrayRef<Type> types = kernel.getArgumentTypes();
   std::string name = kernel.getSymName().str();
   if (params.size() != types.size()) {
-    error = "kernel @" + name + " takes " + std::to_string(types.size()) +
-            " parameters, given " + std::to_string(params.size());
+    error = "kernel @" + name + " takes " + std::to_string(types.size()) + " parameters, given " +
+            std::to_string(params.size());
     return failure();
   }
   for (auto [i, param, type] : llvm::enumerate(params, types)) {
@@ -50,8 +50,7 @@ LogicalResult metaattn::checkKernelParams(tile::KernelOp kernel, ArrayRef<HostTe
       std::string expected;
       llvm::raw_string_ostream os(expected);
       os << tensorType.getElementType();
-      error = what + " has dtype " + getDTypeName(param->dtype).str() + ", expected " +
-              expected;
+      error = what + " has dtype " + getDTypeName(param->dtype).str() + ", expected " + expected;
       return failure();
     }
     if (!param->isWellFormed()) {
@@ -79,8 +78,8 @@ LogicalResult metaattn::computeGrid(tile::KernelOp kernel, ArrayRef<HostTensor *
       grid[d] = divisor;
       continue;
     }
-    if (param < 0 || param >= static_cast<int64_t>(params.size()) || !params[param] ||
-        dim < 0 || dim >= params[param]->getRank()) {
+    if (param < 0 || param >= static_cast<int64_t>(params.size()) || !params[param] || dim < 0 ||
+        dim >= params[param]->getRank()) {
       error = "grid dimension " + std::to_string(d) + " refers to a missing parameter or dim";
       return failure();
     }

@@ -190,8 +190,7 @@ LogicalResult RowEvaluator::finish(attn::NormalizeOp op, Block &block, RowOutput
         Value shift = reduce.getResult();
         if (shift.hasOneUse()) {
           Operation *user = *shift.getUsers().begin();
-          if (isa<arith::MaximumFOp, arith::MaxNumFOp>(user) &&
-              !env[user->getResult(0)].perElement)
+          if (isa<arith::MaximumFOp, arith::MaxNumFOp>(user) && !env[user->getResult(0)].perElement)
             shift = user->getResult(0);
         }
         result.rowStatistic = env[shift].scalar.f + logZ;
@@ -218,8 +217,8 @@ LogicalResult RowEvaluator::run(Block &block, RowOutput &result) {
   return failure();
 }
 
-LogicalResult reference::evaluateNormalizerRow(Block &block, const RowInput &row,
-                                               RowOutput &result, std::string &error) {
+LogicalResult reference::evaluateNormalizerRow(Block &block, const RowInput &row, RowOutput &result,
+                                               std::string &error) {
   RowEvaluator evaluator(row, error);
   return evaluator.run(block, result);
 }

@@ -29,9 +29,8 @@ struct Problem {
 } // namespace
 
 LogicalResult metaattn::evaluateAttention(attn::AttentionOp op,
-                                          ArrayRef<const HostTensor *> operands,
-                                          HostTensor &output, HostTensor *lse,
-                                          std::string &error) {
+                                          ArrayRef<const HostTensor *> operands, HostTensor &output,
+                                          HostTensor *lse, std::string &error) {
   auto qType = cast<RankedTensorType>(op.getQ().getType());
   auto kType = cast<RankedTensorType>(op.getK().getType());
   auto vType = cast<RankedTensorType>(op.getV().getType());
@@ -43,8 +42,7 @@ LogicalResult metaattn::evaluateAttention(attn::AttentionOp op,
   unsigned numInputs = op.getInputs().size();
   if (operands.size() != 3 + numInputs) {
     error = "expected " + std::to_string(3 + numInputs) + " operands (q, k, v and " +
-            std::to_string(numInputs) + " custom inputs), found " +
-            std::to_string(operands.size());
+            std::to_string(numInputs) + " custom inputs), found " + std::to_string(operands.size());
     return failure();
   }
   Problem p;
@@ -59,8 +57,8 @@ LogicalResult metaattn::evaluateAttention(attn::AttentionOp op,
   if (failed(checkTensor(operands[1], "k", {p.batch, -1, p.kvHeads, p.dim}, dtype, error)))
     return failure();
   p.seqKv = operands[1]->sizes[1];
-  if (failed(checkTensor(operands[2], "v", {p.batch, p.seqKv, p.kvHeads, p.valueDim}, dtype,
-                         error)))
+  if (failed(
+          checkTensor(operands[2], "v", {p.batch, p.seqKv, p.kvHeads, p.valueDim}, dtype, error)))
     return failure();
   for (auto [name, type, idx] : {std::tuple<StringRef, RankedTensorType, int>{"q", qType, 0},
                                  {"k", kType, 1},
@@ -93,8 +91,8 @@ LogicalResult metaattn::evaluateAttention(attn::AttentionOp op,
       error = "custom input #" + std::to_string(i) + " has an unsupported element type";
       return failure();
     }
-    if (failed(checkTensor(operands[3 + i], "custom input #" + std::to_string(i), expected,
-                           inDType, error)))
+    if (failed(checkTensor(operands[3 + i], "custom input #" + std::to_string(i), expected, inDType,
+                           error)))
       return failure();
     variesOverKv.push_back(attn::hasInputDim(*dims, attn::InputDim::KV));
     inputDims.push_back(std::move(*dims));
@@ -103,8 +101,7 @@ LogicalResult metaattn::evaluateAttention(attn::AttentionOp op,
   if (failed(prepareResult(output, "output", {p.batch, p.seqQ, p.heads, p.valueDim},
                            {*dtype, DType::f32}, error)))
     return failure();
-  if (lse && failed(prepareResult(*lse, "lse", {p.batch, p.heads, p.seqQ}, {DType::f32},
-                                  error)))
+  if (lse && failed(prepareResult(*lse, "lse", {p.batch, p.heads, p.seqQ}, {DType::f32}, error)))
     return failure();
   if (p.heads % p.kvHeads != 0) {
     error = "query heads must be a multiple of kv heads";
@@ -146,8 +143,7 @@ LogicalResult metaattn::evaluateAttention(attn::AttentionOp op,
                        Scalar::ofInt(p.seqQ), Scalar::ofInt(p.seqKv)});
           for (unsigned i = 0; i < numInputs; ++i)
             args.push_back(inputAt(i, kv));
-          if (failed(evaluateScalarBlock(maskBlock, args, yielded, FloatPrecision::Double,
-                                         error)))
+          if (failed(evaluateScalarBlock(maskBlock, args, yielded, FloatPrecision::Double, error)))
             return failure();
           keep[kv] = yielded[0].i != 0;
           anyKept |= keep[kv] != 0;
@@ -157,8 +153,7 @@ LogicalResult metaattn::evaluateAttention(attn::AttentionOp op,
           for (int64_t d = 0; d < p.dim; ++d)
             dot += operands[0]->get({b, q, h, d}) * operands[1]->get({b, kv, hk, d});
           args.insert(args.begin(), Scalar::ofFloat(dot));
-          if (failed(evaluateScalarBlock(scoreBlock, args, yielded, FloatPrecision::Double,
-                                         error)))
+          if (failed(evaluateScalarBlock(scoreBlock, args, yielded, FloatPrecision::Double, error)))
             return failure();
           scores[kv] = yielded[0].f;
         }

@@ -95,9 +95,7 @@ double metaattn::roundToBF16(double value) {
   return bf16ToFloat(floatToBF16(roundToOddFloat(value)));
 }
 
-double metaattn::roundToF16(double value) {
-  return f16ToFloat(floatToF16(roundToOddFloat(value)));
-}
+double metaattn::roundToF16(double value) { return f16ToFloat(floatToF16(roundToOddFloat(value))); }
 
 double metaattn::roundToDType(double value, DType dtype) {
   switch (dtype) {

@@ -124,9 +124,7 @@ void HostTensor::setAt(int64_t offset, double value) {
 
 double HostTensor::get(llvm::ArrayRef<int64_t> idx) const { return getAt(getOffset(idx)); }
 
-void HostTensor::set(llvm::ArrayRef<int64_t> idx, double value) {
-  setAt(getOffset(idx), value);
-}
+void HostTensor::set(llvm::ArrayRef<int64_t> idx, double value) { setAt(getOffset(idx), value); }
 
 std::vector<int64_t> HostTensor::getContiguousStrides(llvm::ArrayRef<int64_t> sizes) {
   std::vector<int64_t> strides(sizes.size(), 1);
@@ -151,8 +149,8 @@ bool HostTensor::isWellFormed() const {
   return static_cast<uint64_t>(maxOffset + 1) * getDTypeSize(dtype) <= storage.size();
 }
 
-HostTensor HostTensor::zerosStrided(llvm::ArrayRef<int64_t> sizes,
-                                    llvm::ArrayRef<int64_t> strides, DType dtype) {
+HostTensor HostTensor::zerosStrided(llvm::ArrayRef<int64_t> sizes, llvm::ArrayRef<int64_t> strides,
+                                    DType dtype) {
   assert(sizes.size() == strides.size() && "one stride per dimension");
   HostTensor t;
   t.dtype = dtype;
@@ -183,8 +181,7 @@ HostTensor HostTensor::permuted(llvm::ArrayRef<int64_t> perm) const {
 }
 
 /// Visits every index of `sizes` in row-major order.
-template <typename Fn>
-static void forEachIndex(llvm::ArrayRef<int64_t> sizes, Fn fn) {
+template <typename Fn> static void forEachIndex(llvm::ArrayRef<int64_t> sizes, Fn fn) {
   for (int64_t s : sizes)
     if (s == 0)
       return;
@@ -216,8 +213,8 @@ static uint64_t splitMix64(uint64_t &state) {
   return z ^ (z >> 31);
 }
 
-HostTensor HostTensor::random(llvm::ArrayRef<int64_t> sizes, DType dtype, uint64_t seed,
-                              double lo, double hi) {
+HostTensor HostTensor::random(llvm::ArrayRef<int64_t> sizes, DType dtype, uint64_t seed, double lo,
+                              double hi) {
   HostTensor t = zeros(sizes, dtype);
   uint64_t state = seed;
   int64_t n = t.getNumElements();

@@ -106,22 +106,54 @@ struct ArithEvaluator {
     bool r = false;
     using P = arith::CmpFPredicate;
     switch (pred) {
-    case P::AlwaysFalse: r = false; break;
-    case P::OEQ: r = !unordered && a == b; break;
-    case P::OGT: r = !unordered && a > b; break;
-    case P::OGE: r = !unordered && a >= b; break;
-    case P::OLT: r = !unordered && a < b; break;
-    case P::OLE: r = !unordered && a <= b; break;
-    case P::ONE: r = !unordered && a != b; break;
-    case P::ORD: r = !unordered; break;
-    case P::UEQ: r = unordered || a == b; break;
-    case P::UGT: r = unordered || a > b; break;
-    case P::UGE: r = unordered || a >= b; break;
-    case P::ULT: r = unordered || a < b; break;
-    case P::ULE: r = unordered || a <= b; break;
-    case P::UNE: r = unordered || a != b; break;
-    case P::UNO: r = unordered; break;
-    case P::AlwaysTrue: r = true; break;
+    case P::AlwaysFalse:
+      r = false;
+      break;
+    case P::OEQ:
+      r = !unordered && a == b;
+      break;
+    case P::OGT:
+      r = !unordered && a > b;
+      break;
+    case P::OGE:
+      r = !unordered && a >= b;
+      break;
+    case P::OLT:
+      r = !unordered && a < b;
+      break;
+    case P::OLE:
+      r = !unordered && a <= b;
+      break;
+    case P::ONE:
+      r = !unordered && a != b;
+      break;
+    case P::ORD:
+      r = !unordered;
+      break;
+    case P::UEQ:
+      r = unordered || a == b;
+      break;
+    case P::UGT:
+      r = unordered || a > b;
+      break;
+    case P::UGE:
+      r = unordered || a >= b;
+      break;
+    case P::ULT:
+      r = unordered || a < b;
+      break;
+    case P::ULE:
+      r = unordered || a <= b;
+      break;
+    case P::UNE:
+      r = unordered || a != b;
+      break;
+    case P::UNO:
+      r = unordered;
+      break;
+    case P::AlwaysTrue:
+      r = true;
+      break;
     }
     return setInt(r);
   }
@@ -132,16 +164,36 @@ struct ArithEvaluator {
     bool r = false;
     using P = arith::CmpIPredicate;
     switch (pred) {
-    case P::eq: r = a == b; break;
-    case P::ne: r = a != b; break;
-    case P::slt: r = a < b; break;
-    case P::sle: r = a <= b; break;
-    case P::sgt: r = a > b; break;
-    case P::sge: r = a >= b; break;
-    case P::ult: r = ua < ub; break;
-    case P::ule: r = ua <= ub; break;
-    case P::ugt: r = ua > ub; break;
-    case P::uge: r = ua >= ub; break;
+    case P::eq:
+      r = a == b;
+      break;
+    case P::ne:
+      r = a != b;
+      break;
+    case P::slt:
+      r = a < b;
+      break;
+    case P::sle:
+      r = a <= b;
+      break;
+    case P::sgt:
+      r = a > b;
+      break;
+    case P::sge:
+      r = a >= b;
+      break;
+    case P::ult:
+      r = ua < ub;
+      break;
+    case P::ule:
+      r = ua <= ub;
+      break;
+    case P::ugt:
+      r = ua > ub;
+      break;
+    case P::uge:
+      r = ua >= ub;
+      break;
     }
     return setInt(r);
   }
@@ -257,8 +309,7 @@ struct ArithEvaluator {
           return setInt(in[0].i >> u(1));
         })
         .Case<IndexCastOp, ExtSIOp, TruncIOp>([&](auto) { return setInt(in[0].i); })
-        .Case<IndexCastUIOp, ExtUIOp>(
-            [&](auto) { return setInt(static_cast<int64_t>(u(0))); })
+        .Case<IndexCastUIOp, ExtUIOp>([&](auto) { return setInt(static_cast<int64_t>(u(0))); })
         .Case<SIToFPOp>([&](auto) { return setFloat(static_cast<double>(in[0].i)); })
         .Case<UIToFPOp>([&](auto) { return setFloat(static_cast<double>(u(0))); })
         .Case<FPToSIOp>([&](auto) { return fptoi(true); })
@@ -276,8 +327,8 @@ bool metaattn::isSupportedScalarOp(Operation *op) {
 }
 
 LogicalResult metaattn::evaluateScalarOp(Operation *op, ArrayRef<Scalar> operands,
-                                         SmallVectorImpl<Scalar> &results,
-                                         FloatPrecision precision, std::string &error) {
+                                         SmallVectorImpl<Scalar> &results, FloatPrecision precision,
+                                         std::string &error) {
   if (operands.size() != op->getNumOperands()) {
     error = formatOpError(op, "expected " + Twine(op->getNumOperands()) + " operand values");
     return failure();

@@ -16,10 +16,10 @@
 using namespace mlir;
 using namespace metaattn;
 
-std::optional<LogicalResult>
-metaattn::detail::evaluateMathOp(Operation *op, ArrayRef<Scalar> in,
-                                 SmallVectorImpl<Scalar> &out, FloatPrecision precision,
-                                 std::string &error) {
+std::optional<LogicalResult> metaattn::detail::evaluateMathOp(Operation *op, ArrayRef<Scalar> in,
+                                                              SmallVectorImpl<Scalar> &out,
+                                                              FloatPrecision precision,
+                                                              std::string &error) {
   if (!isa<math::MathDialect>(op->getDialect()))
     return std::nullopt;
   Type type = op->getResult(0).getType();

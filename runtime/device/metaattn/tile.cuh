@@ -21,12 +21,12 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "metaattn/types.cuh"
-#include "metaattn/math.cuh"
-#include "metaattn/smem.cuh"
-#include "metaattn/frag.cuh"
-#include "metaattn/ptx.cuh"
 #include "metaattn/copy.cuh"
+#include "metaattn/frag.cuh"
 #include "metaattn/gemm.cuh"
+#include "metaattn/math.cuh"
+#include "metaattn/ptx.cuh"
 #include "metaattn/reduce.cuh"
 #include "metaattn/scan.cuh"
+#include "metaattn/smem.cuh"
+#include "metaattn/types.cuh"

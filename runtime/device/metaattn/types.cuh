@@ -121,8 +121,8 @@ namespace detail {
 /// Element offset of `origin` (all dims), and whether every dim other than
 /// `skipA`/`skipB` has its origin in bounds.
 template <int R>
-METAATTN_DEV long long originOffset(const TensorRef<R>& t, const long long (&origin)[R],
-                                    int skipA, int skipB, bool& othersIn) {
+METAATTN_DEV long long originOffset(const TensorRef<R>& t, const long long (&origin)[R], int skipA,
+                                    int skipB, bool& othersIn) {
   long long off = 0;
   bool in = true;
 #pragma unroll

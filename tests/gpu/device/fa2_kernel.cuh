@@ -30,9 +30,8 @@ template <int D, int Dv> __host__ __device__ constexpr int smemBytes() {
 }
 
 template <int D, int Dv, bool Causal>
-__global__ void __launch_bounds__(kThreads)
-    forward(TensorRef<4> q, TensorRef<4> k, TensorRef<4> v, TensorRef<4> o, TensorRef<3> lse,
-            float scale) {
+__global__ void __launch_bounds__(kThreads) forward(TensorRef<4> q, TensorRef<4> k, TensorRef<4> v,
+                                                    TensorRef<4> o, TensorRef<3> lse, float scale) {
   extern __shared__ __align__(128) unsigned char smem[];
   // tile.alloc: Q (1 stage), K and V (2 stages each).
   SmemTile<bf16, kBM, D> sQ(smem);

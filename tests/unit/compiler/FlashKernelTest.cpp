@@ -191,8 +191,8 @@ protected:
     std::string error;
     r.refOut = HostTensor::zeros({2, seqQ, 4, 32}, DType::f32);
     r.refLse = HostTensor();
-    if (failed(evaluateAttention(test::findFirst<attn::AttentionOp>(*attnModule),
-                                 {&q, &k, &v}, r.refOut, &r.refLse, error)))
+    if (failed(evaluateAttention(test::findFirst<attn::AttentionOp>(*attnModule), {&q, &k, &v},
+                                 r.refOut, &r.refLse, error)))
       return "reference: " + error;
     r.kernelOut = HostTensor::zeros({2, seqQ, 4, 32}, DType::bf16);
     r.kernelLse = HostTensor::zeros({2, 4, seqQ}, DType::f32);

@@ -54,8 +54,8 @@ TEST(Float16Test, F16KnownPatterns) {
   EXPECT_EQ(floatToF16(std::ldexp(1.0f, -24)), 0x0001); // smallest subnormal
   EXPECT_EQ(floatToF16(std::ldexp(1.0f, -25)), 0x0000); // tie to even: zero
   EXPECT_EQ(floatToF16(std::ldexp(1.5f, -25)), 0x0001);
-  EXPECT_EQ(floatToF16(std::ldexp(3.0f, -25)), 0x0002); // 1.5 units: tie to even 2
-  EXPECT_EQ(floatToF16(std::ldexp(1023.5f, -24)), 0x0400); // rounds up into the normals
+  EXPECT_EQ(floatToF16(std::ldexp(3.0f, -25)), 0x0002);            // 1.5 units: tie to even 2
+  EXPECT_EQ(floatToF16(std::ldexp(1023.5f, -24)), 0x0400);         // rounds up into the normals
   EXPECT_EQ(floatToF16(1.0f + std::ldexp(1.0f, -11)), 0x3C00);     // tie, even
   EXPECT_EQ(floatToF16(1.0f + 3 * std::ldexp(1.0f, -11)), 0x3C02); // tie, odd up
   EXPECT_EQ(floatToF16(-0.0f), 0x8000);

@@ -66,8 +66,8 @@ std::string attentionIR(const Config &c, const std::string &score, const std::st
   std::string fnInputs = inputs.empty() ? "" : ", %in0: " + inputTypes;
   std::string opInputs = inputs.empty() ? "" : " inputs(" + inputs + " : " + inputTypes + ")";
   std::string attrs = inputDims.empty() ? "" : " {input_dims = [\"" + inputDims + "\"]}";
-  return "func.func @attn(%q: " + q + ", %k: " + k + ", %v: " + v + fnInputs + ") -> (" + o +
-         ", " + lse + ") {\n  %o, %lse = attn.attention %q, %k, %v" + opInputs +
+  return "func.func @attn(%q: " + q + ", %k: " + k + ", %v: " + v + fnInputs + ") -> (" + o + ", " +
+         lse + ") {\n  %o, %lse = attn.attention %q, %k, %v" + opInputs +
          "\n    score {\n    ^bb0(%s: f32, " + idx + extraArgs + "):" + score +
          "\n    } mask {\n    ^bb0(" + idx + extraArgs + "):" + mask +
          "\n    } normalizer {\n    ^bb0(%s: f32, " + idx + extraArgs + "):" + normalizer +
@@ -88,8 +88,8 @@ struct Problem {
 /// Independent naive attention: score `scale·q·k + bias(h)`, optional bottom-right causal
 /// mask, then `kind` 0: softmax, 1: sigmoid weights with denominator 1, 2: RetNet
 /// `s / max(Σ|s|, 1)`. Output [B,Sq,H,Dv] f32 and lse [B,H,Sq].
-void naiveAttention(const Config &c, const Problem &p, int kind, HostTensor &o,
-                    HostTensor &lse, const std::vector<double> &bias = {}) {
+void naiveAttention(const Config &c, const Problem &p, int kind, HostTensor &o, HostTensor &lse,
+                    const std::vector<double> &bias = {}) {
   o = HostTensor::zeros({c.batch, c.seqQ, c.heads, c.valueDim}, DType::f32);
   lse = HostTensor::zeros({c.batch, c.heads, c.seqQ}, DType::f32);
   int64_t group = c.heads / c.kvHeads;
@@ -140,8 +140,8 @@ protected:
   void SetUp() override { ctx = test::makeContext(); }
 
   /// Parses `ir` and evaluates its attention with f32 results.
-  std::string evaluate(const std::string &ir, ArrayRef<const HostTensor *> operands,
-                       HostTensor &o, HostTensor &lse, bool f32Output = true) {
+  std::string evaluate(const std::string &ir, ArrayRef<const HostTensor *> operands, HostTensor &o,
+                       HostTensor &lse, bool f32Output = true) {
     module = test::parseModule(*ctx, ir);
     if (!module)
       return "parse error";
@@ -150,8 +150,8 @@ protected:
       return "no attn.attention";
     o = HostTensor();
     if (f32Output && operands.size() >= 3)
-      o = HostTensor::zeros({operands[0]->sizes[0], operands[0]->sizes[1],
-                             operands[0]->sizes[2], operands[2]->sizes[3]},
+      o = HostTensor::zeros({operands[0]->sizes[0], operands[0]->sizes[1], operands[0]->sizes[2],
+                             operands[2]->sizes[3]},
                             DType::f32);
     lse = HostTensor();
     std::string error;
@@ -162,8 +162,7 @@ protected:
 
   /// Runs the reference and the naive implementation and compares them.
   void checkAgainstNaive(const Config &c, const std::string &ir, int kind,
-                         const std::vector<double> &bias = {},
-                         const HostTensor *extra = nullptr) {
+                         const std::vector<double> &bias = {}, const HostTensor *extra = nullptr) {
     Problem p(c);
     HostTensor o, lse, eo, expLse;
     std::vector<const HostTensor *> operands = {&p.q, &p.k, &p.v};
@@ -212,9 +211,8 @@ TEST_F(ReferenceTest, FullyMaskedRows) {
   c.causal = true;
   Problem p(c);
   HostTensor o, lse, eo, expLse;
-  ASSERT_EQ(evaluate(attentionIR(c, kScaleScore, kCausalMask, kSoftmax), {&p.q, &p.k, &p.v}, o,
-                     lse),
-            "");
+  ASSERT_EQ(
+      evaluate(attentionIR(c, kScaleScore, kCausalMask, kSoftmax), {&p.q, &p.k, &p.v}, o, lse), "");
   for (int64_t d = 0; d < c.valueDim; ++d)
     EXPECT_EQ(o.get({1, 2, 1, d}), 0.0);
   EXPECT_EQ(lse.get({1, 1, 3}), -kInf);
@@ -261,10 +259,9 @@ TEST_F(ReferenceTest, PerHeadBiasInput) {
   std::vector<double> values = {0.5, -1.0, 2.0, 0.25};
   for (int64_t h = 0; h < 4; ++h)
     bias.set({h}, values[h]);
-  checkAgainstNaive(c,
-                    attentionIR(c, score, kNoMask, kSoftmax, "%in0", "tensor<4xf32>",
-                                ", %bias: f32", "h"),
-                    0, values, &bias);
+  checkAgainstNaive(
+      c, attentionIR(c, score, kNoMask, kSoftmax, "%in0", "tensor<4xf32>", ", %bias: f32", "h"), 0,
+      values, &bias);
 }
 
 TEST_F(ReferenceTest, DefaultOutputRoundsToElementType) {
@@ -307,8 +304,8 @@ TEST_F(ReferenceTest, OperandErrors) {
   HostTensor q3 = HostTensor::random({c.batch, c.seqQ, c.heads + 1, c.dim}, DType::bf16, 3);
   error = evaluate(ir, {&q3, &p.k, &p.v}, o, lse);
   EXPECT_NE(error.find("q has sizes"), std::string::npos) << error;
-  HostTensor vShort = HostTensor::random({c.batch, c.seqKv - 1, c.kvHeads, c.valueDim},
-                                         DType::bf16, 3);
+  HostTensor vShort =
+      HostTensor::random({c.batch, c.seqKv - 1, c.kvHeads, c.valueDim}, DType::bf16, 3);
   error = evaluate(ir, {&p.q, &p.k, &vShort}, o, lse);
   EXPECT_NE(error.find("v has sizes"), std::string::npos) << error;
   error = evaluate(ir, {&p.q, &p.k}, o, lse);
@@ -322,8 +319,8 @@ TEST_F(ReferenceTest, UnsupportedOpIsAnError) {
       %r = math.atan %s : f32
       attn.yield %r : f32)";
   HostTensor o, lse;
-  std::string error = evaluate(attentionIR(c, score, kNoMask, kSoftmax), {&p.q, &p.k, &p.v}, o,
-                               lse);
+  std::string error =
+      evaluate(attentionIR(c, score, kNoMask, kSoftmax), {&p.q, &p.k, &p.v}, o, lse);
   EXPECT_NE(error.find("math.atan"), std::string::npos) << error;
 }
 

@@ -45,8 +45,7 @@ TEST_F(ScalarEvalTest, FloatModeRoundsF32) {
   double tiny = std::ldexp(1.0, -30);
   StringRef sig = "(%a: f32, %b: f32) -> f32";
   StringRef body = "%s = arith.addf %a, %b : f32\n return %s : f32";
-  ASSERT_EQ(eval(sig, body, {Scalar::ofFloat(1), Scalar::ofFloat(tiny)}, r,
-                 FloatPrecision::Float),
+  ASSERT_EQ(eval(sig, body, {Scalar::ofFloat(1), Scalar::ofFloat(tiny)}, r, FloatPrecision::Float),
             "");
   EXPECT_EQ(r[0].f, 1.0);
   ASSERT_EQ(eval(sig, body, {Scalar::ofFloat(1), Scalar::ofFloat(tiny)}, r), "");
@@ -123,15 +122,13 @@ TEST_F(ScalarEvalTest, CmpfPredicates) {
   const int lt[] = {0, 0, 0, 0, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1, 0, 1};
   const int un[] = {0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1};
   for (int i = 0; i < 16; ++i) {
-    std::string body = std::string("%c = arith.cmpf ") + preds[i] +
-                       ", %a, %b : f32\n return %c : i1";
-    ASSERT_EQ(eval("(%a: f32, %b: f32) -> i1", body, {Scalar::ofFloat(1), Scalar::ofFloat(2)},
-                   r),
+    std::string body =
+        std::string("%c = arith.cmpf ") + preds[i] + ", %a, %b : f32\n return %c : i1";
+    ASSERT_EQ(eval("(%a: f32, %b: f32) -> i1", body, {Scalar::ofFloat(1), Scalar::ofFloat(2)}, r),
               "");
     EXPECT_EQ(r[0].i, lt[i]) << preds[i];
     ASSERT_EQ(eval("(%a: f32, %b: f32) -> i1", body,
-                   {Scalar::ofFloat(1),
-                    Scalar::ofFloat(std::numeric_limits<double>::quiet_NaN())},
+                   {Scalar::ofFloat(1), Scalar::ofFloat(std::numeric_limits<double>::quiet_NaN())},
                    r),
               "");
     EXPECT_EQ(r[0].i, un[i]) << preds[i];
@@ -172,10 +169,10 @@ TEST_F(ScalarEvalTest, IntegerOps) {
   EXPECT_EQ(r[1].i, -3);
   EXPECT_EQ(r[2].i, -4);
   EXPECT_EQ(r[3].i, -1);
-  EXPECT_EQ(r[4].i, 0x7FFFFFFC);  // 0xFFFFFFF9 / 2
+  EXPECT_EQ(r[4].i, 0x7FFFFFFC); // 0xFFFFFFF9 / 2
   EXPECT_EQ(r[5].i, 1);
   EXPECT_EQ(r[6].i, 0x7FFFFFFD);
-  EXPECT_EQ(r[7].i, 2);           // unsigned: -7 is huge
+  EXPECT_EQ(r[7].i, 2); // unsigned: -7 is huge
   EXPECT_EQ(r[8].i, -7);
   EXPECT_EQ(r[9].i, -7);
   EXPECT_EQ(r[10].i, 2);

@@ -25,8 +25,7 @@ std::unique_ptr<mlir::MLIRContext> makeContext();
 mlir::OwningOpRef<mlir::ModuleOp> parseModule(mlir::MLIRContext &ctx, llvm::StringRef source);
 
 /// The first op of type OpTy in `module`, or null.
-template <typename OpTy>
-OpTy findFirst(mlir::ModuleOp module) {
+template <typename OpTy> OpTy findFirst(mlir::ModuleOp module) {
   OpTy found;
   module.walk([&](OpTy op) {
     if (!found)

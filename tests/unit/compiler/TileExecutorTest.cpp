@@ -47,7 +47,8 @@ TEST_F(TileExecutorTest, CopyWindowsThroughSharedAndFragment) {
   // window rows 6..13, cols 0..7 of (b=1, h=2): rows >= 10 and cols >= 6 read as zero.
   std::string kernel = std::string(R"(
 tile.kernel @copy(%x: !tile.tensor<2x?x3x6xbf16>, %y: !tile.tensor<8x8xf32>,
-                  %z: !tile.tensor<?x?xf32>) attributes {)") + kOneBlock + R"(} {
+                  %z: !tile.tensor<?x?xf32>) attributes {)") +
+                       kOneBlock + R"(} {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c2 = arith.constant 2 : index
@@ -82,21 +83,24 @@ tile.kernel @copy(%x: !tile.tensor<2x?x3x6xbf16>, %y: !tile.tensor<8x8xf32>,
 std::string gemmKernel(bool transposeB) {
   std::string bType = transposeB ? "8x24" : "24x8";
   return std::string(R"(
-tile.kernel @gemm(%a: !tile.tensor<16x24xbf16>, %b: !tile.tensor<)") + bType +
-         R"(xbf16>, %c: !tile.tensor<16x8xf32>) attributes {)" + kOneBlock + R"(} {
+tile.kernel @gemm(%a: !tile.tensor<16x24xbf16>, %b: !tile.tensor<)") +
+         bType + R"(xbf16>, %c: !tile.tensor<16x8xf32>) attributes {)" + kOneBlock + R"(} {
   %c0 = arith.constant 0 : index
   %zero = arith.constant 0.0 : f32
   %as = tile.alloc : memref<16x24xbf16, #sh>
-  %bs = tile.alloc : memref<)" + bType + R"(xbf16, #sh>
+  %bs = tile.alloc : memref<)" +
+         bType + R"(xbf16, #sh>
   %acc = tile.alloc : memref<16x8xf32, #fr>
   tile.copy %a[%c0, %c0] to %as {dims = array<i64: 0, 1>} : !tile.tensor<16x24xbf16> to memref<16x24xbf16, #sh>
-  tile.copy %b[%c0, %c0] to %bs {dims = array<i64: 0, 1>} : !tile.tensor<)" + bType +
-         R"(xbf16> to memref<)" + bType + R"(xbf16, #sh>
+  tile.copy %b[%c0, %c0] to %bs {dims = array<i64: 0, 1>} : !tile.tensor<)" +
+         bType + R"(xbf16> to memref<)" + bType + R"(xbf16, #sh>
   tile.fill %acc, %zero : memref<16x8xf32, #fr>, f32
-  tile.gemm %as, %bs, %acc)" + (transposeB ? " {transpose_b}" : "") +
-         R"( : memref<16x24xbf16, #sh>, memref<)" + bType + R"(xbf16, #sh>, memref<16x8xf32, #fr>
-  tile.gemm %as, %bs, %acc)" + (transposeB ? " {transpose_b}" : "") +
-         R"( : memref<16x24xbf16, #sh>, memref<)" + bType + R"(xbf16, #sh>, memref<16x8xf32, #fr>
+  tile.gemm %as, %bs, %acc)" +
+         (transposeB ? " {transpose_b}" : "") + R"( : memref<16x24xbf16, #sh>, memref<)" + bType +
+         R"(xbf16, #sh>, memref<16x8xf32, #fr>
+  tile.gemm %as, %bs, %acc)" +
+         (transposeB ? " {transpose_b}" : "") + R"( : memref<16x24xbf16, #sh>, memref<)" + bType +
+         R"(xbf16, #sh>, memref<16x8xf32, #fr>
   tile.copy %acc to %c[%c0, %c0] {dims = array<i64: 0, 1>} : memref<16x8xf32, #fr> to !tile.tensor<16x8xf32>
   tile.return
 })";
@@ -105,9 +109,8 @@ tile.kernel @gemm(%a: !tile.tensor<16x24xbf16>, %b: !tile.tensor<)") + bType +
 TEST_F(TileExecutorTest, GemmBothLayouts) {
   for (bool transposeB : {false, true}) {
     HostTensor a = HostTensor::random({16, 24}, DType::bf16, 11);
-    HostTensor b = HostTensor::random(transposeB ? std::vector<int64_t>{8, 24}
-                                                 : std::vector<int64_t>{24, 8},
-                                      DType::bf16, 12);
+    HostTensor b = HostTensor::random(
+        transposeB ? std::vector<int64_t>{8, 24} : std::vector<int64_t>{24, 8}, DType::bf16, 12);
     HostTensor c = HostTensor::zeros({16, 8}, DType::f32);
     ASSERT_EQ(run(gemmKernel(transposeB), {&a, &b, &c}), "");
     for (int64_t i = 0; i < 16; ++i)
@@ -209,10 +212,12 @@ tile.kernel @par(%y: !tile.tensor<?x5xf32>, %r: !tile.tensor<4xf32>) attributes 
 /// Sums x [?] in tiles of 4 with `loop` (pipelined or scf.for), over a grid of blocks that
 /// each handle one row of a [?, ?] input; also counts the tiles with an scf.for iter_arg.
 std::string loopKernel(bool pipelined) {
-  std::string head = pipelined ? "tile.pipelined %j = %c0 to %nt stages 2 {"
-                               : "%cnt = scf.for %j = %c0 to %nt step %c1 iter_args(%k = %zero) -> (f32) {";
-  std::string tail = pipelined ? "  }\n  %cnt = arith.constant 0.0 : f32"
-                               : "    %k1 = arith.addf %k, %one : f32\n    scf.yield %k1 : f32\n  }";
+  std::string head =
+      pipelined ? "tile.pipelined %j = %c0 to %nt stages 2 {"
+                : "%cnt = scf.for %j = %c0 to %nt step %c1 iter_args(%k = %zero) -> (f32) {";
+  std::string tail = pipelined
+                         ? "  }\n  %cnt = arith.constant 0.0 : f32"
+                         : "    %k1 = arith.addf %k, %one : f32\n    scf.yield %k1 : f32\n  }";
   return std::string(R"(
 tile.kernel @loop(%x: !tile.tensor<?x?xf32>, %y: !tile.tensor<?x2xf32>)
     attributes {grid = array<i64: 0, 0, 1, -1, 0, 1, -1, 0, 1>, threads = 32 : i64} {
@@ -227,11 +232,13 @@ tile.kernel @loop(%x: !tile.tensor<?x?xf32>, %y: !tile.tensor<?x2xf32>)
   %t = tile.alloc : memref<1x4xf32, #fr>
   %s = tile.alloc : memref<1xf32, #fr>
   tile.fill %s, %zero : memref<1xf32, #fr>, f32
-  )") + head + R"(
+  )") + head +
+         R"(
     %col = arith.muli %j, %c4 : index
     tile.copy %x[%row, %col] to %t {dims = array<i64: 0, 1>} : !tile.tensor<?x?xf32> to memref<1x4xf32, #fr>
     tile.reduce sum %t to %s {accumulate} : memref<1x4xf32, #fr> to memref<1xf32, #fr>
-  )" + tail + R"(
+  )" + tail +
+         R"(
   %out = tile.alloc : memref<2xf32, #fr>
   %total = memref.load %s[%c0] : memref<1xf32, #fr>
   memref.store %total, %out[%c0] : memref<2xf32, #fr>
@@ -258,7 +265,8 @@ TEST_F(TileExecutorTest, PipelinedAndForLoops) {
 
 TEST_F(TileExecutorTest, ScfIfAndStages) {
   std::string kernel = std::string(R"(
-tile.kernel @stages(%y: !tile.tensor<2x4xbf16>) attributes {)") + kOneBlock + R"(} {
+tile.kernel @stages(%y: !tile.tensor<2x4xbf16>) attributes {)") +
+                       kOneBlock + R"(} {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %a = arith.constant 1.0 : bf16
@@ -295,8 +303,7 @@ TEST_F(TileExecutorTest, ParamErrors) {
   HostTensor cBad = HostTensor::zeros({16, 8}, DType::f16);
   HostTensor cSize = HostTensor::zeros({16, 9}, DType::f32);
   std::string error = run(gemmKernel(false), {&a, &b, &c3});
-  EXPECT_NE(error.find("parameter #2 of @gemm has rank 3, expected 2"), std::string::npos)
-      << error;
+  EXPECT_NE(error.find("parameter #2 of @gemm has rank 3, expected 2"), std::string::npos) << error;
   error = run(gemmKernel(false), {&a, &b, &cBad});
   EXPECT_NE(error.find("has dtype f16, expected f32"), std::string::npos) << error;
   error = run(gemmKernel(false), {&a, &b, &cSize});
@@ -307,7 +314,8 @@ TEST_F(TileExecutorTest, ParamErrors) {
 
 TEST_F(TileExecutorTest, OutOfBoundsLocalIndex) {
   std::string kernel = std::string(R"(
-tile.kernel @oob(%y: !tile.tensor<8xf32>) attributes {)") + kOneBlock + R"(} {
+tile.kernel @oob(%y: !tile.tensor<8xf32>) attributes {)") +
+                       kOneBlock + R"(} {
   %zero = arith.constant 0.0 : f32
   %f = tile.alloc : memref<8xf32, #fr>
   tile.parallel (%i) in [9] {
@@ -317,16 +325,17 @@ tile.kernel @oob(%y: !tile.tensor<8xf32>) attributes {)") + kOneBlock + R"(} {
 })";
   HostTensor y = HostTensor::zeros({8}, DType::f32);
   std::string error = run(kernel, {&y});
-  EXPECT_NE(error.find("index [8] is out of bounds for a buffer of shape [8]"),
-            std::string::npos)
+  EXPECT_NE(error.find("index [8] is out of bounds for a buffer of shape [8]"), std::string::npos)
       << error;
   EXPECT_NE(error.find("memref.store"), std::string::npos) << error;
-  EXPECT_NE(error.find(":8:5"), std::string::npos) << error; // line 8 of the source (after the 2-line prelude), col 5
+  EXPECT_NE(error.find(":8:5"), std::string::npos)
+      << error; // line 8 of the source (after the 2-line prelude), col 5
 }
 
 TEST_F(TileExecutorTest, UnsupportedOp) {
   std::string kernel = std::string(R"(
-tile.kernel @bad(%y: !tile.tensor<8xf32>) attributes {)") + kOneBlock + R"(} {
+tile.kernel @bad(%y: !tile.tensor<8xf32>) attributes {)") +
+                       kOneBlock + R"(} {
   %f = tile.alloc : memref<8xf32, #fr>
   %g = tile.alloc : memref<8xf32, #fr>
   memref.copy %f, %g : memref<8xf32, #fr> to memref<8xf32, #fr>

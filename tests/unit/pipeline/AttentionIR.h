@@ -21,8 +21,7 @@ struct SoftmaxShape {
 };
 
 /// A softmax shape: heads, kv heads, head dims, causal, element type.
-inline SoftmaxShape shape(int h, int hkv, int d, int dv, bool causal,
-                          const char *dtype = "bf16") {
+inline SoftmaxShape shape(int h, int hkv, int d, int dv, bool causal, const char *dtype = "bf16") {
   SoftmaxShape s;
   s.heads = h;
   s.kvHeads = hkv;
@@ -53,9 +52,8 @@ inline std::string softmaxIR(const SoftmaxShape &s, const std::string &name = "a
                                 "      attn.yield %m : i1\n";
   return "func.func @" + name + "(%q: " + q + ", %k: " + k + ", %v: " + v + ") -> " + results +
          " {\n  " + (s.lse ? "%o, %l" : "%o") + " = attn.attention %q, %k, %v\n" +
-         "    score {\n    ^bb0(%s: f32, " + idx + "):\n" +
-         "      %c = arith.constant " + scale + " : f32\n" +
-         "      %r = arith.mulf %s, %c : f32\n      attn.yield %r : f32\n" +
+         "    score {\n    ^bb0(%s: f32, " + idx + "):\n" + "      %c = arith.constant " + scale +
+         " : f32\n" + "      %r = arith.mulf %s, %c : f32\n      attn.yield %r : f32\n" +
          "    } mask {\n    ^bb0(" + idx + "):\n" + mask +
          "    } normalizer {\n    ^bb0(%s: f32, " + idx + "):\n" +
          "      %mx = attn.row_reduce max %s : f32\n" +

@@ -26,8 +26,8 @@ mlir::LogicalResult computeGrid(tile::KernelOp kernel, llvm::ArrayRef<HostTensor
 
 /// Checks `params` against the kernel's parameter types: count, rank, static sizes, dtype,
 /// and strides that stay inside each tensor's storage.
-mlir::LogicalResult checkKernelParams(tile::KernelOp kernel,
-                                      llvm::ArrayRef<HostTensor *> params, std::string &error);
+mlir::LogicalResult checkKernelParams(tile::KernelOp kernel, llvm::ArrayRef<HostTensor *> params,
+                                      std::string &error);
 
 /// Runs `kernel` for every block of its grid on `params` (written in place).
 ///

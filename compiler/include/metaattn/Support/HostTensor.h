@@ -96,8 +96,8 @@ struct HostTensor {
   /// A contiguous tensor of zeros.
   static HostTensor zeros(llvm::ArrayRef<int64_t> sizes, DType dtype);
   /// Zeros laid out with the given strides (storage covers the largest offset).
-  static HostTensor zerosStrided(llvm::ArrayRef<int64_t> sizes,
-                                 llvm::ArrayRef<int64_t> strides, DType dtype);
+  static HostTensor zerosStrided(llvm::ArrayRef<int64_t> sizes, llvm::ArrayRef<int64_t> strides,
+                                 DType dtype);
   /// A contiguous tensor of values drawn uniformly from [lo, hi) and rounded to the dtype;
   /// deterministic for a given seed on every platform.
   static HostTensor random(llvm::ArrayRef<int64_t> sizes, DType dtype, uint64_t seed,

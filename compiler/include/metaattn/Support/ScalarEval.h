@@ -76,10 +76,10 @@ mlir::LogicalResult evaluateScalarBlock(mlir::Block &block, llvm::ArrayRef<Scala
 namespace detail {
 /// Evaluates a math-dialect op (the part of evaluateScalarOp in ScalarMath.cpp). Returns
 /// std::nullopt when `op` is not a math op it knows.
-std::optional<mlir::LogicalResult>
-evaluateMathOp(mlir::Operation *op, llvm::ArrayRef<Scalar> operands,
-               llvm::SmallVectorImpl<Scalar> &results, FloatPrecision precision,
-               std::string &error);
+std::optional<mlir::LogicalResult> evaluateMathOp(mlir::Operation *op,
+                                                  llvm::ArrayRef<Scalar> operands,
+                                                  llvm::SmallVectorImpl<Scalar> &results,
+                                                  FloatPrecision precision, std::string &error);
 } // namespace detail
 
 } // namespace metaattn

@@ -38,11 +38,20 @@ std::optional<Affine> getAffine(Value value, Block &block) {
       return std::nullopt;
     Affine a;
     switch (static_cast<IndexArg>(arg.getArgNumber())) {
-    case IndexArg::Q: a.cq = 1; return a;
-    case IndexArg::KV: a.ckv = 1; return a;
-    case IndexArg::SQ: a.csq = 1; return a;
-    case IndexArg::SKV: a.cskv = 1; return a;
-    default: return std::nullopt; // b, h and custom inputs are not affine bounds
+    case IndexArg::Q:
+      a.cq = 1;
+      return a;
+    case IndexArg::KV:
+      a.ckv = 1;
+      return a;
+    case IndexArg::SQ:
+      a.csq = 1;
+      return a;
+    case IndexArg::SKV:
+      a.cskv = 1;
+      return a;
+    default:
+      return std::nullopt; // b, h and custom inputs are not affine bounds
     }
   }
   APInt constant;
@@ -85,11 +94,22 @@ bool addComparison(arith::CmpIOp cmp, Block &block, MaskInfo &info) {
   Affine diff = *lhs + rhs->scaled(-1);
   Affine form;
   switch (cmp.getPredicate()) {
-  case arith::CmpIPredicate::sle: form = diff; break;
-  case arith::CmpIPredicate::slt: form = diff; form.c += 1; break;
-  case arith::CmpIPredicate::sge: form = diff.scaled(-1); break;
-  case arith::CmpIPredicate::sgt: form = diff.scaled(-1); form.c += 1; break;
-  default: return false; // unsigned and (in)equality predicates give no interval
+  case arith::CmpIPredicate::sle:
+    form = diff;
+    break;
+  case arith::CmpIPredicate::slt:
+    form = diff;
+    form.c += 1;
+    break;
+  case arith::CmpIPredicate::sge:
+    form = diff.scaled(-1);
+    break;
+  case arith::CmpIPredicate::sgt:
+    form = diff.scaled(-1);
+    form.c += 1;
+    break;
+  default:
+    return false; // unsigned and (in)equality predicates give no interval
   }
   if (form.ckv != 1 && form.ckv != -1)
     return false;
@@ -125,8 +145,7 @@ bool collect(Value cond, Block &block, MaskInfo &info) {
   return false;
 }
 
-template <typename OpTy>
-void annotate(OpTy op) {
+template <typename OpTy> void annotate(OpTy op) {
   MaskInfo info = analyzeMask(op.getMask());
   SmallVector<int64_t> encoded;
   for (const KvBound &b : info.bounds)
@@ -161,7 +180,7 @@ MaskInfo metaattn::attn::analyzeMask(Region &mask) {
 SmallVector<KvBound> metaattn::attn::decodeMaskBounds(ArrayRef<int64_t> encoded) {
   SmallVector<KvBound> bounds;
   for (size_t i = 0; i + 5 <= encoded.size(); i += 5)
-    bounds.push_back({encoded[i] == 0, encoded[i + 1], encoded[i + 2], encoded[i + 3],
-                      encoded[i + 4]});
+    bounds.push_back(
+        {encoded[i] == 0, encoded[i + 1], encoded[i + 2], encoded[i + 3], encoded[i + 4]});
   return bounds;
 }

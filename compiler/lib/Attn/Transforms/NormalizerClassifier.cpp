@@ -150,8 +150,8 @@ private:
       out.degree = in[0].degree - in[1].degree;
       return record(inner, out);
     }
-    if (isa<arith::AddFOp, arith::SubFOp, arith::MaximumFOp, arith::MinimumFOp,
-            arith::MaxNumFOp, arith::MinNumFOp, arith::SelectOp, arith::CmpFOp>(inner)) {
+    if (isa<arith::AddFOp, arith::SubFOp, arith::MaximumFOp, arith::MinimumFOp, arith::MaxNumFOp,
+            arith::MinNumFOp, arith::SelectOp, arith::CmpFOp>(inner)) {
       // Degree-preserving when every non-zero operand has one degree (max(x, 0) is
       // positively homogeneous). The condition of a select must be scale-free.
       unsigned first = isa<arith::SelectOp>(inner) ? 1 : 0;

@@ -39,14 +39,15 @@ TileConfig metaattn::chooseTileConfig(int64_t headDim, int64_t valueDim, int64_t
   }
   config.stages = 2;
   // Hopper (wgmma): two consumer warpgroups of 64 query rows each, three where their
-  // fragments fit (below; plus the TMA producer warpgroup of tile-warp-specialize); both gemms run on wgmma when every shared tile's rows
-  // are whole 128-byte swizzle blocks and the value accumulator fits one instruction
-  // (N <= 256). kv tiles of 128 rows where the head dims are at most 128 (see below for
-  // wider heads and mask-free kernels), in two stages: with warp specialisation on the H200 (B·S =
-  // 16k, S = 4k; tests/gpu/run_ws.sh, benchmarks/results/configs_ws_h200_2026-12-02.txt) 128-wide
-  // tiles beat 64-wide ones by 3-10% (D = 64 and 128, causal or not), and 2 stages matched 3 causal
-  // and beat them by 7-8% not causal (D = 64, 128); at D = 256 the three were within 0.3%. 64-row
-  // blocks (one warpgroup) were 1.0-3.3x slower in the cp.async-era sweep.
+  // fragments fit (below; plus the TMA producer warpgroup of tile-warp-specialize); both gemms run
+  // on wgmma when every shared tile's rows are whole 128-byte swizzle blocks and the value
+  // accumulator fits one instruction (N <= 256). kv tiles of 128 rows where the head dims are at
+  // most 128 (see below for wider heads and mask-free kernels), in two stages: with warp
+  // specialisation on the H200 (B·S = 16k, S = 4k; tests/gpu/run_ws.sh,
+  // benchmarks/results/configs_ws_h200_2026-12-02.txt) 128-wide tiles beat 64-wide ones by 3-10% (D
+  // = 64 and 128, causal or not), and 2 stages matched 3 causal and beat them by 7-8% not causal (D
+  // = 64, 128); at D = 256 the three were within 0.3%. 64-row blocks (one warpgroup) were 1.0-3.3x
+  // slower in the cp.async-era sweep.
   if (target.wgmma && elementBytes == 2 && config.paddedDim % 64 == 0 &&
       config.paddedValueDim % 64 == 0 && config.paddedDim <= 256 && config.paddedValueDim <= 256) {
     int64_t maxDim = std::max(config.paddedDim, config.paddedValueDim);

@@ -47,12 +47,22 @@ static const char *cmpIOperator(arith::CmpIPredicate p, bool &isUnsigned) {
   using P = arith::CmpIPredicate;
   isUnsigned = p == P::ult || p == P::ule || p == P::ugt || p == P::uge;
   switch (p) {
-  case P::eq: return "==";
-  case P::ne: return "!=";
-  case P::slt: case P::ult: return "<";
-  case P::sle: case P::ule: return "<=";
-  case P::sgt: case P::ugt: return ">";
-  case P::sge: case P::uge: return ">=";
+  case P::eq:
+    return "==";
+  case P::ne:
+    return "!=";
+  case P::slt:
+  case P::ult:
+    return "<";
+  case P::sle:
+  case P::ule:
+    return "<=";
+  case P::sgt:
+  case P::ugt:
+    return ">";
+  case P::sge:
+  case P::uge:
+    return ">=";
   }
   return "==";
 }
@@ -131,8 +141,7 @@ LogicalResult Printer::printScalar(Operation *op) {
   Value result = op->getResult(0);
   FailureOr<std::string> type = scalarType(result.getType());
   if (failed(type))
-    return op->emitOpError() << "cannot be printed as CUDA: unsupported type "
-                             << result.getType();
+    return op->emitOpError() << "cannot be printed as CUDA: unsupported type " << result.getType();
   auto operand = [&](unsigned i) { return name(op->getOperand(i)); };
   auto binary = [&](const char *sym) { return operand(0) + " " + sym + " " + operand(1); };
   auto call = [&](StringRef fn) {
@@ -170,9 +179,7 @@ LogicalResult Printer::printScalar(Operation *op) {
           .Case([&](arith::CeilDivSIOp) { return call("metaattn_ceildiv"); })
           .Case([&](arith::MinSIOp) { return call("::min"); })
           .Case([&](arith::MaxSIOp) { return call("::max"); })
-          .Case([&](arith::AndIOp) {
-            return binary(result.getType().isInteger(1) ? "&&" : "&");
-          })
+          .Case([&](arith::AndIOp) { return binary(result.getType().isInteger(1) ? "&&" : "&"); })
           .Case([&](arith::OrIOp) { return binary(result.getType().isInteger(1) ? "||" : "|"); })
           .Case([&](arith::XOrIOp) { return binary(result.getType().isInteger(1) ? "!=" : "^"); })
           .Case([&](arith::CmpIOp c) {
@@ -183,9 +190,8 @@ LogicalResult Printer::printScalar(Operation *op) {
             return binary(sym);
           })
           .Case([&](arith::IndexCastOp) { return "(" + *type + ")" + operand(0); })
-          .Case([&](arith::SelectOp) {
-            return operand(0) + " ? " + operand(1) + " : " + operand(2);
-          })
+          .Case(
+              [&](arith::SelectOp) { return operand(0) + " ? " + operand(1) + " : " + operand(2); })
           .Case([&](arith::AddFOp) { return binary("+"); })
           .Case([&](arith::SubFOp) { return binary("-"); })
           .Case([&](arith::MulFOp) { return binary("*"); })
@@ -202,22 +208,38 @@ LogicalResult Printer::printScalar(Operation *op) {
             using P = arith::CmpFPredicate;
             std::string a = operand(0), b = operand(1);
             switch (c.getPredicate()) {
-            case P::OEQ: return a + " == " + b;
-            case P::ONE: return "(" + a + " < " + b + " || " + a + " > " + b + ")";
-            case P::OLT: return a + " < " + b;
-            case P::OLE: return a + " <= " + b;
-            case P::OGT: return a + " > " + b;
-            case P::OGE: return a + " >= " + b;
-            case P::UEQ: return "!(" + a + " < " + b + " || " + a + " > " + b + ")";
-            case P::UNE: return a + " != " + b;
-            case P::ULT: return "!(" + a + " >= " + b + ")";
-            case P::ULE: return "!(" + a + " > " + b + ")";
-            case P::UGT: return "!(" + a + " <= " + b + ")";
-            case P::UGE: return "!(" + a + " < " + b + ")";
-            case P::ORD: return "(" + a + " == " + a + " && " + b + " == " + b + ")";
-            case P::UNO: return "(" + a + " != " + a + " || " + b + " != " + b + ")";
-            case P::AlwaysTrue: return std::string("true");
-            case P::AlwaysFalse: return std::string("false");
+            case P::OEQ:
+              return a + " == " + b;
+            case P::ONE:
+              return "(" + a + " < " + b + " || " + a + " > " + b + ")";
+            case P::OLT:
+              return a + " < " + b;
+            case P::OLE:
+              return a + " <= " + b;
+            case P::OGT:
+              return a + " > " + b;
+            case P::OGE:
+              return a + " >= " + b;
+            case P::UEQ:
+              return "!(" + a + " < " + b + " || " + a + " > " + b + ")";
+            case P::UNE:
+              return a + " != " + b;
+            case P::ULT:
+              return "!(" + a + " >= " + b + ")";
+            case P::ULE:
+              return "!(" + a + " > " + b + ")";
+            case P::UGT:
+              return "!(" + a + " <= " + b + ")";
+            case P::UGE:
+              return "!(" + a + " < " + b + ")";
+            case P::ORD:
+              return "(" + a + " == " + a + " && " + b + " == " + b + ")";
+            case P::UNO:
+              return "(" + a + " != " + a + " || " + b + " != " + b + ")";
+            case P::AlwaysTrue:
+              return std::string("true");
+            case P::AlwaysFalse:
+              return std::string("false");
             }
             return std::nullopt;
           })
@@ -239,8 +261,7 @@ LogicalResult Printer::printScalar(Operation *op) {
             if (auto [x, k] = scaledLhs(sub); x)
               return "metaattn::dev::expSubScaled(" + name(x) + ", " + name(k) + ", " +
                      name(sub.getRhs()) + ")";
-            return "metaattn::dev::expSub(" + name(sub.getLhs()) + ", " + name(sub.getRhs()) +
-                   ")";
+            return "metaattn::dev::expSub(" + name(sub.getLhs()) + ", " + name(sub.getRhs()) + ")";
           })
           .Case([&](math::Exp2Op) { return call("metaattn::dev::exp2Approx"); })
           .Case([&](math::LogOp) { return call("metaattn::dev::log"); })

@@ -97,8 +97,7 @@ bool canNarrow(RowRangeOp range) {
   return true;
 }
 
-struct TileGroupGuardsPass
-    : public metaattn::tile::impl::TileGroupGuardsBase<TileGroupGuardsPass> {
+struct TileGroupGuardsPass : public metaattn::tile::impl::TileGroupGuardsBase<TileGroupGuardsPass> {
   void runOnOperation() override {
     getOperation().walk([&](WarpSpecializeOp ws) {
       int64_t groups = ws.getConsumerThreads() / WarpSpecializeOp::kProducerThreads;

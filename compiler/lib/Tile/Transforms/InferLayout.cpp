@@ -26,8 +26,7 @@ AllocOp getAlloc(Value buffer) {
   return buffer.getDefiningOp<AllocOp>();
 }
 
-struct TileInferLayoutPass
-    : public metaattn::tile::impl::TileInferLayoutBase<TileInferLayoutPass> {
+struct TileInferLayoutPass : public metaattn::tile::impl::TileInferLayoutBase<TileInferLayoutPass> {
   void runOnOperation() override {
     KernelOp kernel = getOperation();
     unsigned warps = kernel.getThreads() / 32;
@@ -55,8 +54,7 @@ struct TileInferLayoutPass
         anyError = true;
         return;
       }
-      alloc.setLayoutAttr(
-          FragmentLayoutAttr::get(ctx, type.getRank() == 2 ? "mma" : "row", warps));
+      alloc.setLayoutAttr(FragmentLayoutAttr::get(ctx, type.getRank() == 2 ? "mma" : "row", warps));
     });
     if (anyError)
       return signalPassFailure();
@@ -82,8 +80,7 @@ struct TileInferLayoutPass
         for (auto [i, index] : llvm::enumerate(indices))
           if (index != body.getArgument(i))
             return access->emitOpError()
-                   << "fragment index #" << i
-                   << " must be the parallel induction variable #" << i
+                   << "fragment index #" << i << " must be the parallel induction variable #" << i
                    << " so that each element is touched by its owning thread";
         if (type.getRank() == 2 && (shape.size() != 2 || type.getDimSize(1) != shape[1]))
           return access->emitOpError()

@@ -62,8 +62,8 @@ public:
     mapping.map(loop.getInductionVar(), j);
     Value slot = slotOf(j, lo);
     for (auto &[original, multi] : buffers)
-      mapping.map(original, b.create<StageOp>(loc, cast<MemRefType>(original.getType()), multi,
-                                              slot));
+      mapping.map(original,
+                  b.create<StageOp>(loc, cast<MemRefType>(original.getType()), multi, slot));
     for (Operation &op : body.without_terminator()) {
       if (stageOf(&op) == 0 && isa<CopyOp>(op))
         continue;
@@ -113,8 +113,8 @@ private:
       mapping.map(loop.getInductionVar(), j);
       Value slot = slotOf(j, lo);
       for (auto &[original, multi] : buffers)
-        mapping.map(original, b.create<StageOp>(loc, cast<MemRefType>(original.getType()),
-                                                multi, slot));
+        mapping.map(original,
+                    b.create<StageOp>(loc, cast<MemRefType>(original.getType()), multi, slot));
       for (Operation &op : loop.getBody().front().without_terminator()) {
         if (stageOf(&op) != 0)
           continue;

@@ -34,9 +34,8 @@ LogicalResult verify::verifyDim(Operation *op, StringRef tensorName, RankedTenso
   return success();
 }
 
-std::optional<SmallVector<unsigned>> verify::parseDimList(StringRef spec,
-                                                          ArrayRef<StringRef> allowed,
-                                                          std::string &error) {
+std::optional<SmallVector<unsigned>>
+verify::parseDimList(StringRef spec, ArrayRef<StringRef> allowed, std::string &error) {
   SmallVector<unsigned> result;
   if (spec.trim().empty())
     return result; // a scalar input
@@ -47,8 +46,7 @@ std::optional<SmallVector<unsigned>> verify::parseDimList(StringRef spec,
     part = part.trim();
     auto it = llvm::find(allowed, part);
     if (it == allowed.end()) {
-      error = ("unknown dim '" + part + "' (expected a subset of " +
-               llvm::join(allowed, ",") + ")")
+      error = ("unknown dim '" + part + "' (expected a subset of " + llvm::join(allowed, ",") + ")")
                   .str();
       return std::nullopt;
     }
@@ -134,8 +132,8 @@ LogicalResult verify::verifyRegionSignature(Operation *op, Region &region, Strin
                              << " value(s), found " << yield.getValues().size();
   for (auto [i, value, expected] : llvm::enumerate(yield.getValues(), yieldTypes))
     if (value.getType() != expected)
-      return op->emitOpError() << "'" << name << "' region must yield " << expected
-                               << " as value #" << i << ", found " << value.getType();
+      return op->emitOpError() << "'" << name << "' region must yield " << expected << " as value #"
+                               << i << ", found " << value.getType();
   return success();
 }
 
@@ -169,11 +167,11 @@ LogicalResult verifyParallelShapes(Operation *op, Value q, Value k, Value v, Val
     return op->emitOpError() << "k and v must have the same number of heads, found " << kvHeads
                              << " and " << vt.getDimSize(2);
   if (heads % kvHeads != 0)
-    return op->emitOpError() << "query heads (" << heads
-                             << ") must be a multiple of kv heads (" << kvHeads << ")";
+    return op->emitOpError() << "query heads (" << heads << ") must be a multiple of kv heads ("
+                             << kvHeads << ")";
   if (kt.getDimSize(3) != dim)
-    return op->emitOpError() << "k head dim (" << kt.getDimSize(3)
-                             << ") must equal q head dim (" << dim << ")";
+    return op->emitOpError() << "k head dim (" << kt.getDimSize(3) << ") must equal q head dim ("
+                             << dim << ")";
   int64_t batch = qt.getDimSize(0), seqQ = qt.getDimSize(1), seqKv = kt.getDimSize(1);
   if (failed(verifyDim(op, "k", kt, 0, batch, "batch")) ||
       failed(verifyDim(op, "v", vt, 0, batch, "batch")) ||
@@ -215,23 +213,34 @@ LogicalResult verifyParallelShapes(Operation *op, Value q, Value k, Value v, Val
     std::string error;
     auto dims = spec ? parseInputDims(spec.getValue(), error) : std::nullopt;
     if (!dims)
-      return op->emitOpError() << "input_dims[" << i << "]: "
-                               << (spec ? error : "must be a string");
+      return op->emitOpError() << "input_dims[" << i
+                               << "]: " << (spec ? error : "must be a string");
     auto it = cast<RankedTensorType>(input.getType());
     if (it.getRank() != static_cast<int64_t>(dims->size()))
-      return op->emitOpError() << "custom input #" << i << " declared over '"
-                               << spec.getValue() << "' must have rank " << dims->size()
-                               << ", found " << it;
+      return op->emitOpError() << "custom input #" << i << " declared over '" << spec.getValue()
+                               << "' must have rank " << dims->size() << ", found " << it;
     if (!it.getElementType().isIntOrIndexOrFloat())
       return op->emitOpError() << "custom input #" << i << " must have a scalar element type";
     for (auto [d, axis] : llvm::enumerate(*dims)) {
       int64_t expected = ShapedType::kDynamic;
       std::string what;
       switch (axis.dim) {
-      case InputDim::B: expected = batch; what = "batch"; break;
-      case InputDim::H: expected = heads; what = "heads"; break;
-      case InputDim::Q: expected = seqQ; what = "query length"; break;
-      case InputDim::KV: expected = seqKv; what = "kv length"; break;
+      case InputDim::B:
+        expected = batch;
+        what = "batch";
+        break;
+      case InputDim::H:
+        expected = heads;
+        what = "heads";
+        break;
+      case InputDim::Q:
+        expected = seqQ;
+        what = "query length";
+        break;
+      case InputDim::KV:
+        expected = seqKv;
+        what = "kv length";
+        break;
       }
       if (axis.isBlock()) {
         // A block index: ceil(length / N) entries.
@@ -282,8 +291,8 @@ static LogicalResult verifyMaskBounds(Operation *op, std::optional<ArrayRef<int6
 LogicalResult AttentionOp::verify() {
   if (failed(verifyMaskBounds(getOperation(), getMaskBounds())))
     return failure();
-  return verifyParallelShapes(getOperation(), getQ(), getK(), getV(), getInputs(),
-                              getInputDims(), getOutput(), getLse());
+  return verifyParallelShapes(getOperation(), getQ(), getK(), getV(), getInputs(), getInputDims(),
+                              getOutput(), getLse());
 }
 
 LogicalResult AttentionOp::verifyRegions() {
@@ -291,8 +300,8 @@ LogicalResult AttentionOp::verifyRegions() {
   Type f32 = b.getF32Type();
   if (failed(verifyRegionSignature(*this, getScore(), "score",
                                    regionArgTypes(b, {f32}, getInputs()), {f32})) ||
-      failed(verifyRegionSignature(*this, getMask(), "mask",
-                                   regionArgTypes(b, {}, getInputs()), {b.getI1Type()})) ||
+      failed(verifyRegionSignature(*this, getMask(), "mask", regionArgTypes(b, {}, getInputs()),
+                                   {b.getI1Type()})) ||
       failed(verifyRegionSignature(*this, getNormalizer(), "normalizer",
                                    regionArgTypes(b, {f32}, getInputs()), {},
                                    /*checkYield=*/false)))
@@ -332,16 +341,15 @@ LogicalResult OnlineAttentionOp::verify() {
   SmallVector<Type> finalizeArgs(numAcc + 1, f32);
   if (failed(verifyRegionSignature(*this, getScore(), "score",
                                    regionArgTypes(b, {f32}, getInputs()), {f32})) ||
-      failed(verifyRegionSignature(*this, getMask(), "mask",
-                                   regionArgTypes(b, {}, getInputs()), {b.getI1Type()})) ||
+      failed(verifyRegionSignature(*this, getMask(), "mask", regionArgTypes(b, {}, getInputs()),
+                                   {b.getI1Type()})) ||
       failed(verifyRegionSignature(*this, getElementwise(), "elementwise",
                                    regionArgTypes(b, {f32, f32}, getInputs()), yieldTypes)) ||
       failed(verifyRegionSignature(*this, getFinalize(), "finalize",
                                    regionArgTypes(b, finalizeArgs, getInputs()), {f32, f32})))
     return failure();
-  if (hasShift() &&
-      failed(verifyRegionSignature(*this, getShift(), "shift",
-                                   regionArgTypes(b, {f32}, getInputs()), {f32})))
+  if (hasShift() && failed(verifyRegionSignature(*this, getShift(), "shift",
+                                                 regionArgTypes(b, {f32}, getInputs()), {f32})))
     return failure();
   if (!getShiftInit().empty()) {
     if (!hasShift())

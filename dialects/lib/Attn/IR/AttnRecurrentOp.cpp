@@ -4,8 +4,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "metaattn/Dialect/Attn/IR/AttnOps.h"
 #include "AttnVerifyUtils.h"
+#include "metaattn/Dialect/Attn/IR/AttnOps.h"
 
 using namespace mlir;
 using namespace metaattn::attn;
@@ -29,11 +29,11 @@ LogicalResult RecurrentOp::verify() {
   int64_t qkHeads = qt.getDimSize(2), heads = vt.getDimSize(2);
   int64_t keyDim = qt.getDimSize(3), valueDim = vt.getDimSize(3);
   if (kt.getDimSize(2) != qkHeads || kt.getDimSize(3) != keyDim)
-    return emitOpError() << "q and k must have the same heads and head dim, found "
-                         << qt << " and " << kt;
+    return emitOpError() << "q and k must have the same heads and head dim, found " << qt << " and "
+                         << kt;
   if (heads % qkHeads != 0)
-    return emitOpError() << "v heads (" << heads << ") must be a multiple of q/k heads ("
-                         << qkHeads << ")";
+    return emitOpError() << "v heads (" << heads << ") must be a multiple of q/k heads (" << qkHeads
+                         << ")";
   int64_t batch = qt.getDimSize(0), seq = qt.getDimSize(1);
   if (failed(verifyDim(op, "k", kt, 0, batch, "batch")) ||
       failed(verifyDim(op, "k", kt, 1, seq, "length")) ||
@@ -61,22 +61,28 @@ LogicalResult RecurrentOp::verify() {
   if (gate) {
     auto gt = cast<RankedTensorType>(gate.getType());
     if (!gt.getElementType().isF32())
-      return emitOpError() << "gate must be f32 (log-space decay), found "
-                           << gt.getElementType();
+      return emitOpError() << "gate must be f32 (log-space decay), found " << gt.getElementType();
     SmallVector<int64_t> expected;
     StringRef shape;
     switch (kind) {
-    case GateKind::head: expected = {heads}; shape = "[heads]"; break;
-    case GateKind::token: expected = {batch, seq, heads}; shape = "[batch, seq, heads]"; break;
+    case GateKind::head:
+      expected = {heads};
+      shape = "[heads]";
+      break;
+    case GateKind::token:
+      expected = {batch, seq, heads};
+      shape = "[batch, seq, heads]";
+      break;
     case GateKind::vector:
       expected = {batch, seq, heads, keyDim};
       shape = "[batch, seq, heads, key dim]";
       break;
-    case GateKind::none: break;
+    case GateKind::none:
+      break;
     }
     if (gt.getRank() != static_cast<int64_t>(expected.size()))
-      return emitOpError() << "gate of kind " << stringifyGateKind(kind) << " must be "
-                           << shape << ", found " << gt;
+      return emitOpError() << "gate of kind " << stringifyGateKind(kind) << " must be " << shape
+                           << ", found " << gt;
     for (auto [d, size] : llvm::enumerate(expected))
       if (failed(verifyDim(op, "gate", gt, d, size, shape)))
         return failure();
@@ -117,8 +123,8 @@ LogicalResult RecurrentOp::verify() {
                            << "' must have rank " << dims->size() << ", found " << it;
     const int64_t sizes[] = {batch, seq, heads, ShapedType::kDynamic};
     for (auto [d, pos] : llvm::enumerate(*dims))
-      if (failed(verifyDim(op, "custom input #" + std::to_string(i), it, d, sizes[pos],
-                           names[pos])))
+      if (failed(
+              verifyDim(op, "custom input #" + std::to_string(i), it, d, sizes[pos], names[pos])))
         return failure();
   }
   return success();
@@ -130,9 +136,10 @@ LogicalResult RecurrentOp::verifyRegions() {
   args.append(4, b.getIndexType());
   for (Value input : getInputs())
     args.push_back(cast<RankedTensorType>(input.getType()).getElementType());
-  std::pair<Region *, StringRef> regions[] = {
-      {&getQMod(), "q_mod"}, {&getKMod(), "k_mod"}, {&getVMod(), "v_mod"},
-      {&getGateMod(), "gate_mod"}};
+  std::pair<Region *, StringRef> regions[] = {{&getQMod(), "q_mod"},
+                                              {&getKMod(), "k_mod"},
+                                              {&getVMod(), "v_mod"},
+                                              {&getGateMod(), "gate_mod"}};
   for (auto [region, name] : regions) {
     if (region->empty())
       continue;

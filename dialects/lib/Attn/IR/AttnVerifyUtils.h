@@ -12,8 +12,7 @@ namespace metaattn::attn::verify {
 /// Checks that `region` has one block whose arguments have `argTypes` and whose terminator
 /// is an attn.yield of values typed `yieldTypes` (skipped when `checkYield` is false).
 mlir::LogicalResult verifyRegionSignature(mlir::Operation *op, mlir::Region &region,
-                                          llvm::StringRef name,
-                                          llvm::ArrayRef<mlir::Type> argTypes,
+                                          llvm::StringRef name, llvm::ArrayRef<mlir::Type> argTypes,
                                           llvm::ArrayRef<mlir::Type> yieldTypes,
                                           bool checkYield = true);
 
@@ -27,9 +26,8 @@ bool isSupportedElementType(mlir::Type type);
 
 /// Parses a comma-separated ordered subset of `allowed` (e.g. "b,h,q,kv"); returns the
 /// positions in `allowed`, or std::nullopt with `error` set.
-std::optional<llvm::SmallVector<unsigned>> parseDimList(llvm::StringRef spec,
-                                                        llvm::ArrayRef<llvm::StringRef> allowed,
-                                                        std::string &error);
+std::optional<llvm::SmallVector<unsigned>>
+parseDimList(llvm::StringRef spec, llvm::ArrayRef<llvm::StringRef> allowed, std::string &error);
 
 } // namespace metaattn::attn::verify
 

@@ -65,8 +65,7 @@ void ParallelOp::print(OpAsmPrinter &p) {
 LogicalResult ParallelOp::verify() {
   ArrayRef<int64_t> shape = getShape();
   if (shape.empty() || shape.size() > 2)
-    return emitOpError() << "iterates over a 1-D or 2-D index space, found rank "
-                         << shape.size();
+    return emitOpError() << "iterates over a 1-D or 2-D index space, found rank " << shape.size();
   if (llvm::any_of(shape, [](int64_t e) { return e <= 0; }))
     return emitOpError() << "extents must be positive";
   Block &block = getBody().front();
@@ -99,8 +98,8 @@ ParseResult PipelinedOp::parse(OpAsmParser &parser, OperationState &result) {
   int64_t stages;
   Builder &builder = parser.getBuilder();
   if (parser.parseArgument(iv) || parser.parseEqual() || parser.parseOperand(lower) ||
-      parser.parseKeyword("to") || parser.parseOperand(upper) ||
-      parser.parseKeyword("stages") || parser.parseInteger(stages))
+      parser.parseKeyword("to") || parser.parseOperand(upper) || parser.parseKeyword("stages") ||
+      parser.parseInteger(stages))
     return failure();
   iv.type = builder.getIndexType();
   if (parser.resolveOperand(lower, builder.getIndexType(), result.operands) ||
