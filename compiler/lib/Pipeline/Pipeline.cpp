@@ -51,8 +51,8 @@ void metaattn::buildAttnToTilePipeline(OpPassManager &pm, const PipelineOptions 
   // for the walk over tiles), and with 192-wide kv tiles ptxas then spills 32 B and serialises
   // the wgmma (`metaattn-run --resource-report --persistent`, D72..D128).
   convert.longKeys = options.longKeys && !options.persistent;
-  // A persistent kernel's producer loads the next tile's query into that tile.
-  convert.stagedOutput = options.stagedOutput && !options.persistent;
+  convert.stagedOutput = options.stagedOutput;
+  convert.persistent = options.warpSpecialize && options.persistent;
   pm.addPass(createConvertAttnToTile(convert));
   OpPassManager &kernels = pm.nest<tile::KernelOp>();
   kernels.addPass(tile::createTileUnswitchParallel());
@@ -88,7 +88,7 @@ std::string metaattn::tuningArch(llvm::StringRef target, const PipelineOptions &
     arch += "+no-gemm-overlap";
   if (options.persistent)
     arch += "+persistent";
-  if (options.stagedOutput && !options.persistent)
+  if (options.stagedOutput)
     arch += "+staged-output";
   if (!options.groupGuards)
     arch += "+no-group-guards";

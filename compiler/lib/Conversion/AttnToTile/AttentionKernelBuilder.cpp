@@ -126,6 +126,8 @@ private:
   Value groupLo, groupHi;
   // Buffers.
   Value qShared, kShared, vShared, scores, shiftInput, probs, out, rowMax, rowMaxNew;
+  /// The output's own staging tile (cfg.ownStagingTile), or null.
+  Value outStage;
   Value keptFlags, keptRows; // kept-entry counts, for the row statistic without a shift
   SmallVector<Value> accumulators, accumulatorInputs;
   llvm::MapVector<int64_t, Value> alphas; // degree -> rescale factors
@@ -357,12 +359,16 @@ void KernelBuilder::buildEpilogue() {
     endParallel(par);
   }
   Value zero = idx(0);
-  // Through the query tile, when asked and it has the output's shape and element type: each
-  // warp writes its own rows there (it read only those rows of Q, and its gemms are done)
-  // and stores them as whole 16-byte row chunks.
+  // Through shared memory, when asked: a tile of its own (cfg.ownStagingTile), or the query
+  // tile where it has the output's shape and element type (each warp writes its own rows
+  // there: it read only those rows of Q, and its gemms are done); either way each warp
+  // stores its rows as whole 16-byte row chunks.
   Value staging;
   auto outType = cast<GlobalTensorType>(oParam.getType());
-  if (cfg.stagedOutput && cfg.paddedValueDim == cfg.paddedDim && outType.getElementType() == elt)
+  if (outStage && outType.getElementType() == elt)
+    staging = outStage;
+  else if (cfg.stagedOutput && cfg.paddedValueDim == cfg.paddedDim &&
+           outType.getElementType() == elt)
     staging = qShared;
   b.create<CopyOp>(loc, out, ValueRange{}, oParam, ValueRange{batch, q0, head, zero},
                    b.getDenseI64ArrayAttr({1, 3}), false, staging);
@@ -478,6 +484,8 @@ FailureOr<KernelOp> KernelBuilder::build(StringRef name) {
   scores = alloc({bm, bn}, f32Type, MemorySpace::fragment);
   probs = alloc({bm, bn}, elt, MemorySpace::fragment);
   out = alloc({bm, dv}, f32Type, MemorySpace::fragment);
+  if (cfg.stagedOutput && cfg.ownStagingTile)
+    outStage = alloc({bm, dv}, elt, MemorySpace::shared);
   if (op.hasShift()) {
     // The shift input can overwrite the scores when it is the score itself.
     Block &shift = op.getShift().front();

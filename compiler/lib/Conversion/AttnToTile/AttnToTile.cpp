@@ -145,7 +145,22 @@ struct ConvertAttnToTilePass : public metaattn::impl::ConvertAttnToTileBase<Conv
     // Timed on sm_90a only (4-14% faster); on the mma.sync path it costs the D128 GQA kernel
     // a register over ptxas's choice (a 4-byte spill) with no measurement to weigh it against.
     config.foldScoreScale = foldScoreScale && target.wgmma;
+    // A persistent kernel stages its output in a tile of its own, where that fits beside
+    // the others (not at D256, whose kv tiles take the room) and the output has the query's
+    // element type.
     config.stagedOutput = stagedOutput;
+    if (attention && stagedOutput && persistent) {
+      auto qt = cast<RankedTensorType>(attention.getQ().getType());
+      auto ot = cast<RankedTensorType>(attention.getOutput().getType());
+      int64_t bytes = qt.getElementTypeBitWidth() / 8;
+      constexpr int64_t kAlignmentAndBarriers = 3 * 1024;
+      config.ownStagingTile = true;
+      config.stagedOutput = ot.getElementType() == qt.getElementType() &&
+                            config.sharedBytes(bytes) +
+                                    config.blockM * config.paddedValueDim * bytes +
+                                    kAlignmentAndBarriers <=
+                                target.sharedBytesPerBlock;
+    }
     if (attention)
       return buildAttentionKernel(builder, attention, name, config);
     return buildCombineKernel(builder, cast<attn::CombineOp>(op), name, config);

@@ -35,9 +35,11 @@ struct TileConfig {
   /// Whether tile-gemm-overlap, when it runs, should overlap this kernel's gemms (false:
   /// the kernel gets tile.no_gemm_overlap).
   bool gemmOverlap = true;
-  /// Store the output through the query's shared tile (free once the last score gemm is
-  /// done) as whole 16-byte row chunks, where the tile has the output's shape and type.
-  bool stagedOutput = false;
+  /// Store the output through shared memory as whole 16-byte row chunks: the query's tile
+  /// (free once the last score gemm is done) where it has the output's shape and type, or
+  /// with `ownStagingTile` a tile of its own (persistent kernels, whose producer reloads the
+  /// query tile meanwhile).
+  bool stagedOutput = false, ownStagingTile = false;
   int64_t sharedBytes(int64_t elementBytes) const;
 };
 

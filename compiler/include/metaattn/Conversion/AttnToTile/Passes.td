@@ -69,9 +69,11 @@ def ConvertAttnToTile : Pass<"convert-attn-to-tile", "::mlir::ModuleOp"> {
            "the kernels will be launched only on at least 8192 keys (the long-keys plan): "
            "192-wide kv tiles where they measured faster there">,
     Option<"stagedOutput", "staged-output", "bool", "false",
-           "attn.attention: the output goes through the query's shared tile as whole 16-byte "
-           "row chunks (where D = Dv and the types match); not for persistent kernels, whose "
-           "producer reloads that tile">,
+           "attn.attention: the output goes through shared memory as whole 16-byte row chunks: "
+           "the query's tile (where D = Dv and the types match), or in persistent kernels, "
+           "whose producer reloads that tile, a tile of its own where shared memory has room">,
+    Option<"persistent", "persistent", "bool", "false",
+           "the kernels will be persistent (tile-warp-specialize persistent)">,
     Option<"foldScoreScale", "fold-score-scale", "bool", "true",
            "attn.attention with a score s * c (c > 0) and the score as its shift: raw scores, "
            "c applied with the maximum (one fma per exponent); wgmma targets only">,
