@@ -102,9 +102,10 @@ struct PipelineOptions {
   /// In warp-specialised kernels, each consumer warpgroup decides over its own rows whether
   /// a kv tile is skipped or runs without the mask (tile-group-guards).
   bool groupGuards = true;
-  /// Attention kernels store their output through the query's shared tile as whole 16-byte
-  /// row chunks instead of one element pair per store (where D = Dv and the types match; not
-  /// in persistent kernels). Off until timed on the GPU.
+  /// Attention kernels store their output through shared memory as whole 16-byte row chunks
+  /// instead of one element pair per store: through the query's tile where D = Dv and the
+  /// types match; persistent kernels, whose producer reloads that tile, through a tile of
+  /// their own where shared memory has room. Off until timed on the GPU.
   bool stagedOutput = false;
 };
 
@@ -160,7 +161,7 @@ struct LoweredFunction {
   unsigned numArguments = 0, numResults = 0, numTemporaries = 0;
   /// As one of several plans of a function (choosePlan): what it is, for messages
   /// ("separate kernels", "fused chunk kernel", "persistent kernel", "one block per tile",
-  /// "192-wide kv tiles for long keys"),
+  /// "long-keys tiles", "tiles for any length"),
   /// and what each of its kernels' grids (those computable from the arguments and results)
   /// must be for it to run, else the next plan is tried: at least `minBlocksPerSM` blocks per
   /// multiprocessor, and for persistent kernels at most `maxRowBlocks` blocks along x (0: no
