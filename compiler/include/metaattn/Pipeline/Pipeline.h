@@ -86,10 +86,12 @@ struct PipelineOptions {
   /// persistent).
   bool persistent = false;
   /// compileAttentionFunctions also compiles the persistent form of each warp-specialised
-  /// kernel and runs it where the runtime launches it one block per multiprocessor (grids of
-  /// at most rt::kPersistentRowBlocks query tiles: short sequences), the one-block-per-tile
-  /// kernel elsewhere.
-  bool persistentShortGrids = false;
+  /// kernel (with its output staged, see stagedOutput) and runs it where the runtime launches
+  /// it one block per multiprocessor (grids of at most rt::kPersistentRowBlocks query tiles:
+  /// short sequences), the one-block-per-tile kernel elsewhere. On by default: on the H100
+  /// at S = 512 and 1k it ran 1.07-1.19x the plain kernel at D64/D128 and 1.07x at D256
+  /// (causal or not), while at 16k the persistent kernel loses 6-8% (benchmarks/RESULTS.md).
+  bool persistentShortGrids = true;
   /// Lower for launches on long key sequences only (KernelSchedule::longKeys): mask-free
   /// softmax-like kernels with head dims <= 128 take 192-wide kv tiles.
   bool longKeys = false;
