@@ -89,7 +89,7 @@ struct PipelineOptions {
   /// kernel (with its output staged, see stagedOutput) and runs it where the runtime launches
   /// it one block per multiprocessor (grids of at most rt::kPersistentRowBlocks query tiles:
   /// short sequences), the one-block-per-tile kernel elsewhere. On by default: on the H100
-  /// at S = 512 and 1k it ran 1.07-1.19x the plain kernel at D64/D128 and 1.07x at D256
+  /// at S = 512 and 1k it ran 1.10-1.19x the plain kernel at D64/D128 and 1.07x at D256
   /// (causal or not), while at 16k the persistent kernel loses 6-8% (benchmarks/RESULTS.md).
   bool persistentShortGrids = true;
   /// Lower for launches on long key sequences only (KernelSchedule::longKeys): mask-free
