@@ -197,9 +197,10 @@ static cl::opt<LongKeysMode> longKeysOpt(
 
 static cl::opt<bool> stagedOutputOpt(
     cl::cat(runCategory), "staged-output",
-    cl::desc("attention kernels store the output through the query's shared tile as whole "
-             "16-byte row chunks (where D = Dv and the types match; not persistent kernels; "
-             "default false)"),
+    cl::desc("attention kernels store the output through shared memory as whole 16-byte row "
+             "chunks, where D = Dv and the types match: through the query's tile, or in "
+             "persistent kernels a tile of their own where shared memory has room (default "
+             "false; the short-grid plan's persistent kernels are staged either way)"),
     cl::init(false));
 
 static cl::opt<bool> groupGuardsOpt(

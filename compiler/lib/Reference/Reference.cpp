@@ -2,6 +2,7 @@
 //
 // The oracle: checks the host tensors against the op, then for every (b, h, q) row computes
 // the scores, the score function and mask per element, the normaliser per row, and O = P·V.
+// The (b, h) pairs run in parallel (llvm::parallelFor).
 //
 //===----------------------------------------------------------------------===//
 
@@ -10,6 +11,7 @@
 #include "ReferenceChecks.h"
 
 #include "mlir/IR/BuiltinTypes.h"
+#include "llvm/Support/Parallel.h"
 
 #include <cmath>
 #include <limits>
@@ -112,74 +114,105 @@ LogicalResult metaattn::evaluateAttention(attn::AttentionOp op,
   Block &maskBlock = op.getMask().front();
   Block &normBlock = op.getNormalizer().front();
   int64_t group = p.heads / p.kvHeads;
-  int64_t b = 0, h = 0, q = 0;
-  auto inputAt = [&](unsigned i, int64_t kv) -> Scalar {
-    SmallVector<int64_t, 4> idx;
-    for (attn::InputAxis a : inputDims[i]) {
-      int64_t index = a.dim == attn::InputDim::B   ? b
-                      : a.dim == attn::InputDim::H ? h
-                      : a.dim == attn::InputDim::Q ? q
-                                                   : kv;
-      idx.push_back(index / a.divisor); // a block index: floor(index / N)
+
+  // One (b, h) pair's rows. Pairs write disjoint outputs and only read the IR, so they run in
+  // parallel; the first error found (in pair order) is the one reported.
+  auto evaluatePair = [&](int64_t b, int64_t h, std::string &pairError) -> LogicalResult {
+    int64_t q = 0;
+    auto inputAt = [&](unsigned i, int64_t kv) -> Scalar {
+      SmallVector<int64_t, 4> idx;
+      for (attn::InputAxis a : inputDims[i]) {
+        int64_t index = a.dim == attn::InputDim::B   ? b
+                        : a.dim == attn::InputDim::H ? h
+                        : a.dim == attn::InputDim::Q ? q
+                                                     : kv;
+        idx.push_back(index / a.divisor); // a block index: floor(index / N)
+      }
+      const HostTensor *t = operands[3 + i];
+      double value = t->get(idx);
+      return t->dtype == DType::i32 ? Scalar::ofInt(static_cast<int64_t>(value))
+                                    : Scalar::ofFloat(value);
+    };
+    std::vector<double> scores(p.seqKv);
+    std::vector<char> keep(p.seqKv);
+    SmallVector<Scalar> args, yielded;
+    std::vector<double> acc(p.valueDim);
+    int64_t hk = h / group;
+    // This pair's keys and values, and each query row, read once as doubles.
+    auto readRows = [&](const HostTensor *t, int64_t rows, int64_t head, int64_t width) {
+      std::vector<double> values(rows * width);
+      for (int64_t r = 0; r < rows; ++r)
+        for (int64_t d = 0; d < width; ++d)
+          values[r * width + d] = t->get({b, r, head, d});
+      return values;
+    };
+    std::vector<double> keys = readRows(operands[1], p.seqKv, hk, p.dim);
+    std::vector<double> values = readRows(operands[2], p.seqKv, hk, p.valueDim);
+    std::vector<double> query(p.dim);
+    for (q = 0; q < p.seqQ; ++q) {
+      for (int64_t d = 0; d < p.dim; ++d)
+        query[d] = operands[0]->get({b, q, h, d});
+      bool anyKept = false;
+      for (int64_t kv = 0; kv < p.seqKv; ++kv) {
+        // Mask first: masked entries need no score.
+        args.assign({Scalar::ofInt(b), Scalar::ofInt(h), Scalar::ofInt(q), Scalar::ofInt(kv),
+                     Scalar::ofInt(p.seqQ), Scalar::ofInt(p.seqKv)});
+        for (unsigned i = 0; i < numInputs; ++i)
+          args.push_back(inputAt(i, kv));
+        if (failed(
+                evaluateScalarBlock(maskBlock, args, yielded, FloatPrecision::Double, pairError)))
+          return failure();
+        keep[kv] = yielded[0].i != 0;
+        anyKept |= keep[kv] != 0;
+        if (!keep[kv])
+          continue;
+        double dot = 0;
+        for (int64_t d = 0; d < p.dim; ++d)
+          dot += query[d] * keys[kv * p.dim + d];
+        args.insert(args.begin(), Scalar::ofFloat(dot));
+        if (failed(
+                evaluateScalarBlock(scoreBlock, args, yielded, FloatPrecision::Double, pairError)))
+          return failure();
+        scores[kv] = yielded[0].f;
+      }
+      if (!anyKept) {
+        for (int64_t d = 0; d < p.valueDim; ++d)
+          output.set({b, q, h, d}, 0.0);
+        if (lse)
+          lse->set({b, h, q}, -std::numeric_limits<double>::infinity());
+        continue;
+      }
+      reference::RowInput row{scores, keep, b, h, q, p.seqQ, p.seqKv, inputAt, variesOverKv};
+      reference::RowOutput result;
+      if (failed(reference::evaluateNormalizerRow(normBlock, row, result, pairError)))
+        return failure();
+      std::fill(acc.begin(), acc.end(), 0.0);
+      for (int64_t kv = 0; kv < p.seqKv; ++kv) {
+        if (!keep[kv])
+          continue;
+        double w = result.weight[kv] / result.denominator[kv];
+        for (int64_t d = 0; d < p.valueDim; ++d)
+          acc[d] += w * values[kv * p.valueDim + d];
+      }
+      for (int64_t d = 0; d < p.valueDim; ++d)
+        output.set({b, q, h, d}, acc[d]);
+      if (lse)
+        lse->set({b, h, q}, result.rowStatistic);
     }
-    const HostTensor *t = operands[3 + i];
-    double value = t->get(idx);
-    return t->dtype == DType::i32 ? Scalar::ofInt(static_cast<int64_t>(value))
-                                  : Scalar::ofFloat(value);
+    return success();
   };
 
-  std::vector<double> scores(p.seqKv);
-  std::vector<char> keep(p.seqKv);
-  SmallVector<Scalar> args, yielded;
-  std::vector<double> acc(p.valueDim);
-  for (b = 0; b < p.batch; ++b)
-    for (h = 0; h < p.heads; ++h)
-      for (q = 0; q < p.seqQ; ++q) {
-        int64_t hk = h / group;
-        bool anyKept = false;
-        for (int64_t kv = 0; kv < p.seqKv; ++kv) {
-          // Mask first: masked entries need no score.
-          args.assign({Scalar::ofInt(b), Scalar::ofInt(h), Scalar::ofInt(q), Scalar::ofInt(kv),
-                       Scalar::ofInt(p.seqQ), Scalar::ofInt(p.seqKv)});
-          for (unsigned i = 0; i < numInputs; ++i)
-            args.push_back(inputAt(i, kv));
-          if (failed(evaluateScalarBlock(maskBlock, args, yielded, FloatPrecision::Double, error)))
-            return failure();
-          keep[kv] = yielded[0].i != 0;
-          anyKept |= keep[kv] != 0;
-          if (!keep[kv])
-            continue;
-          double dot = 0;
-          for (int64_t d = 0; d < p.dim; ++d)
-            dot += operands[0]->get({b, q, h, d}) * operands[1]->get({b, kv, hk, d});
-          args.insert(args.begin(), Scalar::ofFloat(dot));
-          if (failed(evaluateScalarBlock(scoreBlock, args, yielded, FloatPrecision::Double, error)))
-            return failure();
-          scores[kv] = yielded[0].f;
-        }
-        if (!anyKept) {
-          for (int64_t d = 0; d < p.valueDim; ++d)
-            output.set({b, q, h, d}, 0.0);
-          if (lse)
-            lse->set({b, h, q}, -std::numeric_limits<double>::infinity());
-          continue;
-        }
-        reference::RowInput row{scores, keep, b, h, q, p.seqQ, p.seqKv, inputAt, variesOverKv};
-        reference::RowOutput result;
-        if (failed(reference::evaluateNormalizerRow(normBlock, row, result, error)))
-          return failure();
-        std::fill(acc.begin(), acc.end(), 0.0);
-        for (int64_t kv = 0; kv < p.seqKv; ++kv) {
-          if (!keep[kv])
-            continue;
-          double w = result.weight[kv] / result.denominator[kv];
-          for (int64_t d = 0; d < p.valueDim; ++d)
-            acc[d] += w * operands[2]->get({b, kv, hk, d});
-        }
-        for (int64_t d = 0; d < p.valueDim; ++d)
-          output.set({b, q, h, d}, acc[d]);
-        if (lse)
-          lse->set({b, h, q}, result.rowStatistic);
-      }
+  int64_t pairs = p.batch * p.heads;
+  std::vector<std::string> errors(pairs);
+  std::vector<char> failedPair(pairs, 0);
+  llvm::parallelFor(0, pairs, [&](size_t i) {
+    int64_t b = static_cast<int64_t>(i) / p.heads, h = static_cast<int64_t>(i) % p.heads;
+    failedPair[i] = failed(evaluatePair(b, h, errors[i]));
+  });
+  for (int64_t i = 0; i < pairs; ++i)
+    if (failedPair[i]) {
+      error = std::move(errors[i]);
+      return failure();
+    }
   return success();
 }

@@ -153,13 +153,10 @@ struct ConvertAttnToTilePass : public metaattn::impl::ConvertAttnToTileBase<Conv
       auto qt = cast<RankedTensorType>(attention.getQ().getType());
       auto ot = cast<RankedTensorType>(attention.getOutput().getType());
       int64_t bytes = qt.getElementTypeBitWidth() / 8;
-      constexpr int64_t kAlignmentAndBarriers = 3 * 1024; // as chooseTileConfig reserves
       config.ownStagingTile = true;
-      config.stagedOutput = ot.getElementType() == qt.getElementType() &&
-                            config.sharedBytes(bytes) +
-                                    config.blockM * config.paddedValueDim * bytes +
-                                    kAlignmentAndBarriers <=
-                                target.sharedBytesPerBlock;
+      config.stagedOutput =
+          ot.getElementType() == qt.getElementType() &&
+          config.fitsSharedMemory(bytes, target, config.blockM * config.paddedValueDim * bytes);
     }
     if (attention)
       return buildAttentionKernel(builder, attention, name, config);

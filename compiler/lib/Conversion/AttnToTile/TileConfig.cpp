@@ -21,6 +21,13 @@ int64_t TileConfig::sharedBytes(int64_t elementBytes) const {
   return elementBytes * (blockM * paddedDim + stages * blockN * (paddedDim + paddedValueDim));
 }
 
+bool TileConfig::fitsSharedMemory(int64_t elementBytes, const TargetDesc &target,
+                                  int64_t extraBytes) const {
+  constexpr int64_t kAlignmentAndBarriers = 3 * 1024;
+  return sharedBytes(elementBytes) + extraBytes + kAlignmentAndBarriers <=
+         target.sharedBytesPerBlock;
+}
+
 static int64_t roundUp(int64_t x, int64_t m) { return (x + m - 1) / m * m; }
 
 TileConfig metaattn::chooseTileConfig(int64_t headDim, int64_t valueDim, int64_t elementBytes,
@@ -60,9 +67,6 @@ TileConfig metaattn::chooseTileConfig(int64_t headDim, int64_t valueDim, int64_t
       return blockN / 2 + blockN / 4 + config.paddedValueDim / 2;
     };
     constexpr int64_t kSpareRegisters = 32;
-    // The emitter adds up to 1 KB to align the shared base; the mbarrier arrays (16 bytes
-    // apart) and the 1024-byte alignment of the tile after them take up to 2 KB more.
-    constexpr int64_t kAlignmentAndBarriers = 3 * 1024;
     // kv tiles of 128 rows for head dims <= 128; above, the widest multiple of 16 up to 128
     // whose two stages fit shared memory and whose fragments fit two consumers' registers
     // (D256: 80; 5-7% faster than 64 at S = 16k, 2-6% at 4k on the H200,
@@ -76,7 +80,7 @@ TileConfig metaattn::chooseTileConfig(int64_t headDim, int64_t valueDim, int64_t
       for (int64_t blockN = 128; blockN >= 16; blockN -= 16) {
         config.blockN = blockN;
         if (fragmentRegisters(blockN) <= 240 - kSpareRegisters &&
-            config.sharedBytes(elementBytes) + kAlignmentAndBarriers <= target.sharedBytesPerBlock)
+            config.fitsSharedMemory(elementBytes, target))
           break;
       }
     // Three consumer warpgroups (192 query rows) where their fragments fit 160 registers and
@@ -115,8 +119,7 @@ TileConfig metaattn::chooseTileConfig(int64_t headDim, int64_t valueDim, int64_t
     if (!masked && schedule.warpSpecialize && (!overlapped || overlappedLongKeys) &&
         !threeConsumers && maxDim <= 128 && fragmentRegisters(192) <= 240 - kSpareRegisters)
       config.blockN = 192;
-    while (config.stages > 1 &&
-           config.sharedBytes(elementBytes) + kAlignmentAndBarriers > target.sharedBytesPerBlock)
+    while (config.stages > 1 && !config.fitsSharedMemory(elementBytes, target))
       --config.stages;
     return config;
   }

@@ -40,7 +40,13 @@ struct TileConfig {
   /// with `ownStagingTile` a tile of its own (persistent kernels, whose producer reloads the
   /// query tile meanwhile).
   bool stagedOutput = false, ownStagingTile = false;
+  /// Shared memory of the Q tile and `stages` K and V tiles.
   int64_t sharedBytes(int64_t elementBytes) const;
+  /// Whether those tiles plus `extraBytes` fit the target's shared memory per block, with
+  /// room for what the emitter adds: up to 1 KB to align the shared base, and up to 2 KB for
+  /// the mbarrier arrays (16 bytes apart) and the 1024-byte alignment of the tile after them.
+  bool fitsSharedMemory(int64_t elementBytes, const TargetDesc &target,
+                        int64_t extraBytes = 0) const;
 };
 
 /// How the kernel will be scheduled after convert-attn-to-tile (the passes that follow).
