@@ -209,6 +209,13 @@ static cl::opt<bool> groupGuardsOpt(
              "rows do not see (default true)"),
     cl::init(true));
 
+static cl::opt<bool> axisReadsOpt(
+    cl::cat(runCategory), "axis-reads",
+    cl::desc("reads of custom inputs that vary along one axis of an element loop (a document "
+             "mask's query or key ids) go through per-row or per-column register vectors, "
+             "once per row or column (default true)"),
+    cl::init(true));
+
 static int runMain(int argc, char **argv) {
   // --help lists this tool's options, not every option the linked LLVM libraries register.
   cl::HideUnrelatedOptions(runCategory);
@@ -254,6 +261,7 @@ static int runMain(int argc, char **argv) {
     options.pipeline.longKeysPlan = longKeysOpt == LongKeysMode::plan;
   }
   options.pipeline.groupGuards = groupGuardsOpt;
+  options.pipeline.axisReads = axisReadsOpt;
   options.pipeline.stagedOutput = stagedOutputOpt;
   options.pipeline.tuningFile = tuningFileOpt.empty() ? defaultTuningFile() : tuningFileOpt;
   if ((autotuneOpt || recordTuningOpt) && options.pipeline.tuningFile.empty()) {

@@ -74,6 +74,8 @@ void metaattn::buildAttnToTilePipeline(OpPassManager &pm, const PipelineOptions 
     kernels.addPass(tile::createTileGroupGuards());
   kernels.addPass(tile::createTilePipelineExpand());
   kernels.addPass(tile::createTileHoistInvariantReads());
+  if (options.axisReads)
+    kernels.addPass(tile::createTileHoistAxisReads());
   kernels.addPass(createCanonicalizerPass());
   kernels.addPass(createCSEPass());
 }
@@ -92,6 +94,8 @@ std::string metaattn::tuningArch(llvm::StringRef target, const PipelineOptions &
     arch += "+staged-output";
   if (!options.groupGuards)
     arch += "+no-group-guards";
+  if (!options.axisReads)
+    arch += "+no-axis-reads";
   if (options.chunkKernels == PipelineOptions::ChunkKernels::fused)
     arch += "+fused-chunks";
   return arch;
@@ -168,6 +172,10 @@ struct LowerPipelineOptions : public PassPipelineOptions<LowerPipelineOptions> {
                             llvm::cl::desc("attention outputs through the query's shared tile "
                                            "as 16-byte row chunks (default false)"),
                             llvm::cl::init(false)};
+  Option<bool> axisReads{*this, "axis-reads",
+                         llvm::cl::desc("reads of inputs that vary along one axis of an element "
+                                        "loop go through row or column vectors (default true)"),
+                         llvm::cl::init(true)};
   Option<bool> groupGuards{*this, "group-guards",
                            llvm::cl::desc("warp-specialised kernels: each consumer warpgroup "
                                           "skips the kv tiles its own rows do not see "
@@ -205,6 +213,7 @@ void metaattn::registerMetaAttnPipelines() {
         options.longKeys = cl.longKeys;
         options.stagedOutput = cl.stagedOutput;
         options.groupGuards = cl.groupGuards;
+        options.axisReads = cl.axisReads;
         buildAttnToTilePipeline(pm, options);
       });
 }

@@ -15,8 +15,14 @@
 /// converted element by element into a bf16 Frag of the same shape is
 /// therefore the A operand of the next gemm with no data movement.
 ///
-/// `RowVec<M, Warps>`: one float per row of such a Frag, replicated across
-/// the four lanes of a quad; slot s = mt*2 + (r >= 2) (see Frag::rowSlot).
+/// `RowVec<M, Warps, T = float>`: one value per row of such a Frag, replicated
+/// across the four lanes of a quad; slot s = mt*2 + (r >= 2) (see Frag::rowSlot).
+///
+/// `ColVec<N, T>`: one value per column a thread's Frag elements touch (N/4 of
+/// them: nt*8 + (lane%4)*2 + {0, 1}), replicated across the eight quads of a
+/// warp and over warps; slot s = nt*2 + (r & 1) (see Frag::colSlot). A value
+/// that depends on the column only (a key's document id) is then read once per
+/// column rather than once per element.
 ///
 /// Element-wise work is written by the emitter as fully unrolled loops:
 ///   for (int e = 0; e < F::kElems; ++e) { int i = F::row(e), j = F::col(e); ... }
@@ -121,6 +127,8 @@ struct Frag : detail::FragStorage<T, (M / Warps / 16) * (N / 8) * 4, Packed> {
   METAATTN_DEV static int col(int e) { return ((detail::laneId() & 3) << 1) + colConst(e); }
   /// Slot of element e's row in the matching RowVec<M, Warps>.
   METAATTN_HD static constexpr int rowSlot(int e) { return mtOf(e) * 2 + ((e & 3) >> 1); }
+  /// Slot of element e's column in the matching ColVec<N>.
+  METAATTN_HD static constexpr int colSlot(int e) { return ntOf(e) * 2 + (e & 1); }
 
   METAATTN_DEV void fill(T x) {
 #pragma unroll
@@ -143,7 +151,7 @@ METAATTN_DEV void packARegs(const Frag<T, M, K, W, P>& A, int mt, int kt, unsign
   a[3] = A.word(e1 / 2 + 1);
 }
 
-template <int M, int Warps> struct RowVec {
+template <int M, int Warps, class T = float> struct RowVec {
   static_assert(Warps >= 1, "RowVec: Warps must be at least 1");
   static_assert(M % Warps == 0, "RowVec: M must be divisible by Warps");
   static_assert((M / Warps) % 16 == 0, "RowVec: rows per warp (M/Warps) must be a multiple of 16");
@@ -154,17 +162,41 @@ template <int M, int Warps> struct RowVec {
   /// Values each thread holds (two rows per 16-row sub-tile).
   static constexpr int kSlots = kRowsPerWarp / 16 * 2;
 
-  float v[kSlots];
+  T v[kSlots];
 
-  METAATTN_DEV float& operator[](int s) { return v[s]; }
-  METAATTN_DEV const float& operator[](int s) const { return v[s]; }
+  METAATTN_DEV T& operator[](int s) { return v[s]; }
+  METAATTN_DEV const T& operator[](int s) const { return v[s]; }
 
   /// Row held in slot s (uses threadIdx; the same for the 4 lanes of a quad).
   METAATTN_DEV static int row(int s) {
     return detail::warpId() * kRowsPerWarp + (s >> 1) * 16 + (detail::laneId() >> 2) + (s & 1) * 8;
   }
 
-  METAATTN_DEV void fill(float x) {
+  METAATTN_DEV void fill(T x) {
+#pragma unroll
+    for (int s = 0; s < kSlots; ++s)
+      v[s] = x;
+  }
+};
+
+template <int N, class T = float> struct ColVec {
+  static_assert(N > 0 && N % 8 == 0, "ColVec: N must be a positive multiple of 8");
+
+  static constexpr int kN = N;
+  /// Values each thread holds (two columns per 8-column sub-tile).
+  static constexpr int kSlots = N / 8 * 2;
+
+  T v[kSlots];
+
+  METAATTN_DEV T& operator[](int s) { return v[s]; }
+  METAATTN_DEV const T& operator[](int s) const { return v[s]; }
+
+  /// Column held in slot s (uses threadIdx; the same for lanes with equal lane % 4).
+  METAATTN_DEV static int col(int s) {
+    return (s >> 1) * 8 + ((detail::laneId() & 3) << 1) + (s & 1);
+  }
+
+  METAATTN_DEV void fill(T x) {
 #pragma unroll
     for (int s = 0; s < kSlots; ++s)
       v[s] = x;

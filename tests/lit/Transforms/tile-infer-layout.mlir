@@ -48,3 +48,59 @@ tile.kernel @shared_in_parallel(%t: !tile.tensor<?x32xbf16>) attributes {grid = 
   }
   tile.return
 }
+
+// -----
+
+// A column vector (tile-hoist-axis-reads makes them) keeps its layout; it is indexed by the
+// column of a 2-D loop and by the index of a 1-D loop over columns.
+// CHECK-LABEL: tile.kernel @column_vector
+// CHECK: tile.alloc {layout = #tile.layout<"col", warps = 4>} : memref<32xi32, #tile.space<fragment>>
+tile.kernel @column_vector(%t: !tile.tensor<?xi32>) attributes {grid = array<i64: 0, 0, 64, -1, 0, 1, -1, 0, 1>, threads = 128 : i64} {
+  %s = tile.alloc : memref<64x32xf32, #tile.space<fragment>>
+  %c = tile.alloc {layout = #tile.layout<"col", warps = 4>} : memref<32xi32, #tile.space<fragment>>
+  tile.parallel (%j) in [32] {
+    %x = tile.read %t[%j] : <?xi32> -> i32
+    memref.store %x, %c[%j] : memref<32xi32, #tile.space<fragment>>
+  }
+  tile.parallel (%i, %j) in [64, 32] {
+    %x = memref.load %c[%j] : memref<32xi32, #tile.space<fragment>>
+    %y = arith.sitofp %x : i32 to f32
+    memref.store %y, %s[%i, %j] : memref<64x32xf32, #tile.space<fragment>>
+  }
+  tile.return
+}
+
+// -----
+
+tile.kernel @column_vector_by_row(%t: !tile.tensor<?xi32>) attributes {grid = array<i64: 0, 0, 64, -1, 0, 1, -1, 0, 1>, threads = 128 : i64} {
+  %s = tile.alloc : memref<64x64xf32, #tile.space<fragment>>
+  %c = tile.alloc {layout = #tile.layout<"col", warps = 4>} : memref<64xi32, #tile.space<fragment>>
+  tile.parallel (%i, %j) in [64, 64] {
+    // expected-error @+1 {{fragment index #0 must be the parallel induction variable #1}}
+    %x = memref.load %c[%i] : memref<64xi32, #tile.space<fragment>>
+    %y = arith.sitofp %x : i32 to f32
+    memref.store %y, %s[%i, %j] : memref<64x64xf32, #tile.space<fragment>>
+  }
+  tile.return
+}
+
+// -----
+
+tile.kernel @rows_and_columns(%t: !tile.tensor<?xi32>) attributes {grid = array<i64: 0, 0, 64, -1, 0, 1, -1, 0, 1>, threads = 128 : i64} {
+  %r = tile.alloc : memref<64xi32, #tile.space<fragment>>
+  %c = tile.alloc {layout = #tile.layout<"col", warps = 4>} : memref<64xi32, #tile.space<fragment>>
+  tile.parallel (%j) in [64] {
+    %x = memref.load %r[%j] : memref<64xi32, #tile.space<fragment>>
+    // expected-error @+1 {{a 1-D tile.parallel accesses row and column vectors together}}
+    memref.store %x, %c[%j] : memref<64xi32, #tile.space<fragment>>
+  }
+  tile.return
+}
+
+// -----
+
+tile.kernel @column_vector_width(%t: !tile.tensor<?xi32>) attributes {grid = array<i64: 0, 0, 64, -1, 0, 1, -1, 0, 1>, threads = 128 : i64} {
+  // expected-error @+1 {{column vectors are 1-D with a multiple of 8 columns, found 'memref<12xi32, #tile.space<fragment>>'}}
+  %c = tile.alloc {layout = #tile.layout<"col", warps = 4>} : memref<12xi32, #tile.space<fragment>>
+  tile.return
+}

@@ -109,6 +109,10 @@ struct PipelineOptions {
   /// types match; persistent kernels, whose producer reloads that tile, through a tile of
   /// their own where shared memory has room. Off until timed on the GPU.
   bool stagedOutput = false;
+  /// Reads of kernel inputs that vary along one axis of an element loop (a document mask's
+  /// query or key ids) are read once per row or column of the thread's elements into a
+  /// register vector (tile-hoist-axis-reads).
+  bool axisReads = true;
 };
 
 /// The key length from which compileAttentionFunctions launches a function's long-keys plan
@@ -121,7 +125,8 @@ constexpr llvm::StringLiteral kDefaultTarget = "sm_90a";
 /// attn-mask-analysis, attn-online-normalize, convert-attn-to-tile, tile-unswitch-parallel,
 /// tile-infer-layout, tile-use-wgmma, canonicalize, tile-pipeline-plan, tile-warp-specialize,
 /// tile-gemm-overlap, tile-warpgroup-pingpong, tile-group-guards, tile-pipeline-expand,
-/// tile-hoist-invariant-reads, canonicalize, cse (the warp-specialised ones as the options say).
+/// tile-hoist-invariant-reads, tile-hoist-axis-reads, canonicalize, cse (the warp-specialised
+/// ones and tile-hoist-axis-reads as the options say).
 void buildAttnToTilePipeline(mlir::OpPassManager &pm, const PipelineOptions &options);
 
 /// The architecture field a tuning is recorded and looked up under (metaattn/Pipeline/Tuning.h)

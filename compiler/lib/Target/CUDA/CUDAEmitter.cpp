@@ -83,9 +83,10 @@ FailureOr<std::string> Printer::bufferType(Value buffer) {
   if (type.getRank() == 2)
     return ns + "Frag<" + *elt + ", " + std::to_string(type.getDimSize(0)) + ", " +
            std::to_string(type.getDimSize(1)) + ", " + warps + (unpacked ? ", false>" : ">");
-  if (!type.getElementType().isF32())
-    return failure();
-  return ns + "RowVec<" + std::to_string(type.getDimSize(0)) + ", " + warps + ">";
+  std::string typeArg = type.getElementType().isF32() ? "" : ", " + *elt;
+  if (layout.getKind() == "col")
+    return ns + "ColVec<" + std::to_string(type.getDimSize(0)) + typeArg + ">";
+  return ns + "RowVec<" + std::to_string(type.getDimSize(0)) + ", " + warps + typeArg + ">";
 }
 
 LogicalResult Printer::printBlock(Block &block) {
@@ -132,7 +133,13 @@ LogicalResult Printer::printLoadStore(Operation *op) {
     if (!parallel->anchored)
       return op->emitOpError() << "a tile.parallel that touches a fragment must take its "
                                   "thread mapping from a fragment of its rank";
-    ref = name(memref) + "[" + (type.getRank() == 2 ? parallel->elem2d : parallel->slot1d) + "]";
+    FragmentLayoutAttr layout = getFragmentLayout(memref);
+    bool column = layout && layout.getKind() == "col";
+    ref = name(memref) + "[" +
+          (type.getRank() == 2 ? parallel->elem2d
+           : column            ? parallel->colSlot1d
+                               : parallel->slot1d) +
+          "]";
   }
   if (load) {
     FailureOr<std::string> scalar = scalarType(load.getType());
@@ -263,12 +270,16 @@ LogicalResult Printer::printParallel(ParallelOp op) {
            << (rank == 2 ? "::kElems" : "::kSlots") << "; ++" << e << ") {\n";
     IndentScope inner(*this);
     Block &body = op.getBody().front();
-    line() << "const int " << fresh(body.getArgument(0)) << " = " << alias << "::row(" << e
-           << ");\n";
+    // A 1-D loop anchored on a column vector runs over the columns this thread holds.
+    FragmentLayoutAttr anchorLayout = getFragmentLayout(anchor);
+    bool columns = rank == 1 && anchorLayout && anchorLayout.getKind() == "col";
+    line() << "const int " << fresh(body.getArgument(0)) << " = " << alias
+           << (columns ? "::col(" : "::row(") << e << ");\n";
     if (rank == 2)
       line() << "const int " << fresh(body.getArgument(1)) << " = " << alias << "::col(" << e
              << ");\n";
-    parallel = ParallelContext{e, rank == 2 ? alias + "::rowSlot(" + e + ")" : e, true};
+    parallel = ParallelContext{e, rank == 2 ? alias + "::rowSlot(" + e + ")" : e,
+                               rank == 2 ? alias + "::colSlot(" + e + ")" : e, true};
     LogicalResult result = printBlock(body);
     parallel.reset();
     if (failed(result))
@@ -322,7 +333,7 @@ LogicalResult Printer::printStridedParallel(ParallelOp op) {
   line() << "const int " << fresh(body.getArgument(0)) << " = " << lin << " / " << cols << ";\n";
   if (shape.size() == 2)
     line() << "const int " << fresh(body.getArgument(1)) << " = " << lin << " % " << cols << ";\n";
-  parallel = ParallelContext{"", "", false};
+  parallel = ParallelContext{"", "", "", false};
   LogicalResult result = printBlock(body);
   parallel.reset();
   if (failed(result))
@@ -395,7 +406,7 @@ LogicalResult Printer::printTileOp(Operation *op) {
     FailureOr<std::string> type = bufferType(alloc.getBuffer());
     if (failed(type))
       return op->emitOpError() << "buffer has no CUDA type (fragments need a layout from "
-                                  "tile-infer-layout; row fragments must be f32)";
+                                  "tile-infer-layout)";
     std::string var = fresh(alloc.getBuffer());
     if (isShared(alloc.getBuffer().getType())) {
       MemRefType memref = alloc.getBuffer().getType();

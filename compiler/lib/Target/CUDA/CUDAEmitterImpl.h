@@ -88,9 +88,10 @@ private:
   int indent = 1;
   unsigned counter = 0;
   llvm::DenseMap<mlir::Value, std::string> names;
-  /// Inside a tile.parallel: the element-index expression per buffer rank.
+  /// Inside a tile.parallel: the element-index expression per buffer rank (and for 1-D
+  /// fragments, per layout: row or column vectors).
   struct ParallelContext {
-    std::string elem2d, slot1d;
+    std::string elem2d, slot1d, colSlot1d;
     /// Whether threads own the loop's indices through a fragment (else they are strided).
     bool anchored = true;
   };

@@ -207,7 +207,7 @@ std::optional<LogicalResult> Printer::printChunkedParallel(ParallelOp op) {
   if (usedOutsideChunks(col))
     line() << "const int " << fresh(col) << " = " << col0 << " * " << lanes << " + " << lane
            << ";\n";
-  parallel = ParallelContext{"", "", false};
+  parallel = ParallelContext{"", "", "", false};
   LogicalResult result = printBlock(body);
   parallel.reset();
   if (failed(result))

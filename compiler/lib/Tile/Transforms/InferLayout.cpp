@@ -36,6 +36,15 @@ struct TileInferLayoutPass : public metaattn::tile::impl::TileInferLayoutBase<Ti
       MemRefType type = alloc.getBuffer().getType();
       if (!isFragment(type))
         return;
+      // Column vectors (tile-hoist-axis-reads makes them) keep their layout.
+      if (FragmentLayoutAttr preset = alloc.getLayoutAttr(); preset && preset.getKind() == "col") {
+        if (type.getRank() != 1 || type.getDimSize(0) % 8 != 0) {
+          alloc.emitOpError() << "column vectors are 1-D with a multiple of 8 columns, found "
+                              << type;
+          anyError = true;
+        }
+        return;
+      }
       if (type.getDimSize(0) % (16 * warps) != 0) {
         alloc.emitOpError() << "fragment rows (" << type.getDimSize(0)
                             << ") must be a multiple of 16 x " << warps
@@ -64,6 +73,8 @@ struct TileInferLayoutPass : public metaattn::tile::impl::TileInferLayoutBase<Ti
     WalkResult result = kernel.walk([&](ParallelOp par) -> WalkResult {
       ArrayRef<int64_t> shape = par.getShape();
       Block &body = par.getBody().front();
+      // A 1-D loop runs over row or column slots, so its vectors are all of one kind.
+      std::optional<bool> columns1d;
       auto check = [&](Operation *access, Value memref, ValueRange indices) -> LogicalResult {
         auto type = cast<MemRefType>(memref.getType());
         if (isShared(type))
@@ -73,15 +84,25 @@ struct TileInferLayoutPass : public metaattn::tile::impl::TileInferLayoutBase<Ti
                  << "inside tile.parallel only fragments and shared buffers may be accessed, "
                     "found "
                  << type;
-        if (type.getDimSize(0) != shape[0])
+        // A column vector is indexed by the last induction variable (the column), anything
+        // else by the first ones in order.
+        FragmentLayoutAttr layout = getFragmentLayout(memref);
+        bool column = layout && layout.getKind() == "col";
+        unsigned first = column ? shape.size() - 1 : 0;
+        if (shape.size() == 1 && !columns1d)
+          columns1d = column;
+        if (shape.size() == 1 && *columns1d != column)
           return access->emitOpError()
-                 << "fragment rows (" << type.getDimSize(0)
-                 << ") differ from the tile.parallel extent (" << shape[0] << ")";
+                 << "a 1-D tile.parallel accesses row and column vectors together";
+        if (type.getDimSize(0) != shape[first])
+          return access->emitOpError()
+                 << "fragment " << (first ? "columns" : "rows") << " (" << type.getDimSize(0)
+                 << ") differ from the tile.parallel extent (" << shape[first] << ")";
         for (auto [i, index] : llvm::enumerate(indices))
-          if (index != body.getArgument(i))
+          if (index != body.getArgument(first + i))
             return access->emitOpError()
-                   << "fragment index #" << i << " must be the parallel induction variable #" << i
-                   << " so that each element is touched by its owning thread";
+                   << "fragment index #" << i << " must be the parallel induction variable #"
+                   << first + i << " so that each element is touched by its owning thread";
         if (type.getRank() == 2 && (shape.size() != 2 || type.getDimSize(1) != shape[1]))
           return access->emitOpError()
                  << "a 2-D fragment must be accessed in a 2-D tile.parallel of its shape";

@@ -64,9 +64,9 @@ void GlobalTensorType::print(AsmPrinter &printer) const {
 
 LogicalResult FragmentLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                          StringRef kind, unsigned warps) {
-  if (kind != "mma" && kind != "row")
-    return emitError() << "fragment layout kind must be \"mma\" or \"row\", found \"" << kind
-                       << "\"";
+  if (kind != "mma" && kind != "row" && kind != "col")
+    return emitError() << "fragment layout kind must be \"mma\", \"row\" or \"col\", found \""
+                       << kind << "\"";
   if (warps == 0 || warps > 32)
     return emitError() << "fragment layout needs 1 to 32 warps, found " << warps;
   return success();

@@ -44,8 +44,8 @@ func.func @alloc_layout_rank() {
 // -----
 
 func.func @layout_kind() {
-  // expected-error @+1 {{fragment layout kind must be "mma" or "row", found "col"}}
-  %a = tile.alloc {layout = #tile.layout<"col", warps = 4>} : memref<64xf32, #tile.space<fragment>>
+  // expected-error @+1 {{fragment layout kind must be "mma", "row" or "col", found "diagonal"}}
+  %a = tile.alloc {layout = #tile.layout<"diagonal", warps = 4>} : memref<64xf32, #tile.space<fragment>>
   return
 }
 

@@ -221,4 +221,24 @@ def TileHoistInvariantReads : Pass<"tile-hoist-invariant-reads", "::metaattn::ti
   }];
 }
 
+def TileHoistAxisReads : Pass<"tile-hoist-axis-reads", "::metaattn::tile::KernelOp"> {
+  let summary = "Read kernel inputs that vary along one axis of an element loop once per row or column";
+  let description = [{
+    In a 2-D `tile.parallel` over an `mma` fragment, a `tile.read` of a kernel input (not in
+    `tile.outputs`) whose indices are computed by pure ops from the row induction variable
+    and values defined above the loop (or from the column one) is replaced by a load of a row
+    (`#tile.layout<"row">`) or column (`#tile.layout<"col">`) vector. A 1-D `tile.parallel`
+    in front of the loop fills the vector: each thread reads only the rows or columns its own
+    elements touch. Identical reads share one vector. A document mask's query ids and key ids
+    (one read each per element) are then read once per row and once per column of the
+    thread's elements: 2 + 32 reads per kv tile instead of 128 (D64, 128 x 128 tiles, two
+    consumer warpgroups). Reads are total, so a read taken out of a branch is safe.
+
+    Before: `tile.parallel (%i, %j) in [128, 128] { %d = tile.read %doc[%b, %j] ... }`.
+    After: `%v = tile.alloc {layout = #tile.layout<"col", warps = 8>} : memref<128xi32, ...>`,
+    `tile.parallel (%c) in [128] { %x = tile.read %doc[%b, %c] ...; memref.store %x, %v[%c] }`,
+    then `tile.parallel (%i, %j) in [128, 128] { %d = memref.load %v[%j] ... }`.
+  }];
+}
+
 #endif // METAATTN_DIALECT_TILE_TRANSFORMS_PASSES_TD

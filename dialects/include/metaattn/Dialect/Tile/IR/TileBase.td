@@ -62,9 +62,11 @@ def Tile_FragmentLayoutAttr : AttrDef<Tile_Dialect, "FragmentLayout"> {
     per warp, each slab in the mma m16n8 accumulator layout (also the m16n8k16 A-operand layout
     for 16-bit elements). `#tile.layout<"row", warps = W>`: a 1-D fragment holding one value per
     row of an `mma` fragment with the same rows and warps (replicated over the four lanes of a
-    quad).
+    quad). `#tile.layout<"col", warps = W>`: a 1-D fragment holding one value per column of an
+    `mma` fragment with the same columns: each thread holds the columns its own elements of
+    that fragment touch (replicated over the quads of a warp and over its warps).
   }];
-  let parameters = (ins StringRefParameter<"mma or row">:$kind, "unsigned":$warps);
+  let parameters = (ins StringRefParameter<"mma, row or col">:$kind, "unsigned":$warps);
   let assemblyFormat = "`<` $kind `,` `warps` `=` $warps `>`";
   let genVerifyDecl = 1;
 }
