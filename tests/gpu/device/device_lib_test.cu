@@ -282,15 +282,22 @@ template <int M, int N, int W>
 __global__ void kFragIndex(TensorRef<2> out, TensorRef<1> rows, int* errors) {
   using F = Frag<float, M, N, W>;
   using V = RowVec<M, W>;
+  using C = ColVec<N, int>;
   F f;
   V rv;
+  C cv;
   rv.fill(-1.f);
+  cv.fill(-1);
+  // Every column slot holds a column one of this thread's elements touches.
+#pragma unroll
+  for (int s = 0; s < C::kSlots; ++s)
+    cv[s] = C::col(s);
 #pragma unroll
   for (int e = 0; e < F::kElems; ++e) {
     const int i = F::row(e), j = F::col(e);
     f[e] = (float)(i * 1000 + j);
     rv[F::rowSlot(e)] = (float)i;
-    if (V::row(F::rowSlot(e)) != i)
+    if (V::row(F::rowSlot(e)) != i || cv[F::colSlot(e)] != j)
       atomicAdd(errors, 1);
   }
   const long long o2[2] = {0, 0};
@@ -316,7 +323,7 @@ template <int M, int N, int W> void testFragIndex() {
     for (int j = 0; j < N; ++j)
       bad += o[i * N + j] != (float)(i * 1000 + j);
   }
-  report("Frag row/col/rowSlot + RowVec::row " + std::to_string(M) + "x" + std::to_string(N) +
+  report("Frag row/col/rowSlot/colSlot + RowVec::row + ColVec::col " + std::to_string(M) + "x" + std::to_string(N) +
              " W=" + std::to_string(W),
          bad == 0, bad ? std::to_string(bad) + " wrong" : "");
 }
