@@ -132,6 +132,8 @@ private:
   SmallVector<Value> accumulators, accumulatorInputs;
   llvm::MapVector<int64_t, Value> alphas; // degree -> rescale factors
   bool shiftInPlace = false;
+  /// The elementwise region yields 0 on a -inf score (weightsVanishOnMaskedScores).
+  bool maskedScoresVanish = false;
   /// c when the scores are kept raw (TileConfig::foldScoreScale applies): the row maximum
   /// is of raw scores, and c is applied where scores and maximum are read.
   std::optional<double> scoreScale;
@@ -286,10 +288,14 @@ void KernelBuilder::buildLoopBody(Value j) {
     Value q = add(q0, ivs[0]), kv = add(kv0, ivs[1]);
     Value s = scaled(load(scores, ivs));
     Value m = op.hasShift() ? scaled(load(rowMaxNew, ivs[0])) : f32(0.0);
-    Value keep = keepValue(partial, q, kv);
     SmallVector<Value> values = inlineRegion(op.getElementwise(), regionArgs({s, m}, q, kv));
-    for (Value &v : values)
-      v = b.create<arith::SelectOp>(loc, keep, v, f32(0.0));
+    // Masked scores were stored as -inf above; where the weights are 0 there anyway
+    // (softmax), the mask is not evaluated a second time.
+    bool maskedByScore = shiftInPlace && !keptFlags && maskedScoresVanish;
+    Value keep = maskedByScore ? Value() : keepValue(partial, q, kv);
+    if (keep)
+      for (Value &v : values)
+        v = b.create<arith::SelectOp>(loc, keep, v, f32(0.0));
     if (keptFlags)
       store(b.create<arith::SelectOp>(loc, keep, f32(1.0), f32(0.0)), keptFlags, ivs);
     store(b.create<arith::TruncFOp>(loc, elt, values[0]), probs, ivs);
@@ -490,6 +496,7 @@ FailureOr<KernelOp> KernelBuilder::build(StringRef name) {
     // The shift input can overwrite the scores when it is the score itself.
     Block &shift = op.getShift().front();
     shiftInPlace = shift.getTerminator()->getOperand(0) == shift.getArgument(0);
+    maskedScoresVanish = weightsVanishOnMaskedScores(op.getElementwise());
     // max(c·s) = c·max(s) for c > 0; a maximum started elsewhere (a sink) keeps its units.
     if (cfg.foldScoreScale && shiftInPlace && op.getShiftInit().empty())
       scoreScale = positiveScoreScale(op);

@@ -59,6 +59,12 @@ BoolInterval classifyMaskOverBox(mlir::OpBuilder &b, mlir::Location loc, mlir::R
                                  llvm::ArrayRef<IndexInterval> indexArgs,
                                  llvm::ArrayRef<BoxInput> inputs = {}, BoxTiling tiling = {});
 
+/// Whether every value the attention's elementwise region (arguments: score, shift, then the
+/// region arguments of the score) yields is 0 when the score is -inf and the shift finite, for
+/// any values of the other arguments: softmax's exp(s - m) is. A kernel that stores masked
+/// scores as -inf then gets its weights right without testing the mask again.
+bool weightsVanishOnMaskedScores(mlir::Region &elementwise);
+
 } // namespace metaattn
 
 #endif // METAATTN_LIB_CONVERSION_ATTNTOTILE_MASKINTERVALS_H
