@@ -240,17 +240,7 @@ LogicalResult Printer::printParallel(ParallelOp op) {
     return op.emitOpError() << "nested tile.parallel cannot be printed";
   unsigned rank = op.getShape().size();
   // The anchor: a fragment of the iteration space's rank accessed in the body.
-  Value anchor;
-  op.getBody().walk([&](Operation *inner) {
-    Value memref;
-    if (auto load = dyn_cast<memref::LoadOp>(inner))
-      memref = load.getMemRef();
-    else if (auto store = dyn_cast<memref::StoreOp>(inner))
-      memref = store.getMemRef();
-    if (memref && !anchor && isFragment(memref.getType()) &&
-        cast<MemRefType>(memref.getType()).getRank() == rank)
-      anchor = memref;
-  });
+  Value anchor = getParallelAnchor(op);
   if (!anchor)
     return printStridedParallel(op);
   FailureOr<std::string> type = bufferType(anchor);

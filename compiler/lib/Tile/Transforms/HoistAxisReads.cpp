@@ -92,19 +92,10 @@ bool sameIndex(Value a, ParallelOp pa, unsigned argA, Value b, ParallelOp pb, un
   return true;
 }
 
-/// The rank-2 fragment that gives the loop its thread mapping (as the emitters pick it).
+/// The layout of the rank-2 fragment that gives the loop its thread mapping, if mma.
 FragmentLayoutAttr anchorLayout(ParallelOp par) {
-  FragmentLayoutAttr layout;
-  par.getBody().walk([&](Operation *inner) {
-    Value memref;
-    if (auto load = dyn_cast<memref::LoadOp>(inner))
-      memref = load.getMemRef();
-    else if (auto store = dyn_cast<memref::StoreOp>(inner))
-      memref = store.getMemRef();
-    if (!layout && memref && isFragment(memref.getType()) &&
-        cast<MemRefType>(memref.getType()).getRank() == 2)
-      layout = getFragmentLayout(memref);
-  });
+  Value anchor = getParallelAnchor(par);
+  FragmentLayoutAttr layout = anchor ? getFragmentLayout(anchor) : FragmentLayoutAttr();
   return layout && layout.getKind() == "mma" ? layout : FragmentLayoutAttr();
 }
 

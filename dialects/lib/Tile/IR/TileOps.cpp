@@ -6,6 +6,7 @@
 
 #include "metaattn/Dialect/Tile/IR/TileOps.h"
 
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Interfaces/FunctionImplementation.h"
 #include "llvm/ADT/STLExtras.h"
 
@@ -32,6 +33,22 @@ FragmentLayoutAttr metaattn::tile::getFragmentLayout(Value buffer) {
   if (auto alloc = buffer.getDefiningOp<AllocOp>())
     return alloc.getLayoutAttr();
   return {};
+}
+
+Value metaattn::tile::getParallelAnchor(ParallelOp par) {
+  size_t rank = par.getShape().size();
+  Value anchor;
+  par.getBody().walk([&](Operation *inner) {
+    Value memref;
+    if (auto load = dyn_cast<memref::LoadOp>(inner))
+      memref = load.getMemRef();
+    else if (auto store = dyn_cast<memref::StoreOp>(inner))
+      memref = store.getMemRef();
+    if (memref && !anchor && isFragment(memref.getType()) &&
+        size_t(cast<MemRefType>(memref.getType()).getRank()) == rank)
+      anchor = memref;
+  });
+  return anchor;
 }
 
 static LogicalResult verifyLocal(Operation *op, Type type, StringRef what) {

@@ -36,6 +36,10 @@ mlir::MemRefType getBufferType(mlir::MLIRContext *ctx, llvm::ArrayRef<int64_t> s
                                mlir::Type elementType, MemorySpace space);
 /// The layout a fragment was given by tile-infer-layout (null when none yet).
 FragmentLayoutAttr getFragmentLayout(mlir::Value buffer);
+/// The fragment that maps a tile.parallel's indices to threads: the first fragment of the
+/// loop's rank its body loads or stores (null when it touches none: the indices are spread
+/// over the threads).
+mlir::Value getParallelAnchor(ParallelOp par);
 
 /// Unit attribute of a tile.gemm that runs on Hopper's warpgroup wgmma (set by
 /// tile-use-wgmma, read by the CUDA emitter).
