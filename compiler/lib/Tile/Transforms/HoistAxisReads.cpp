@@ -115,13 +115,10 @@ struct TileHoistAxisReadsPass
   void runOnOperation() override {
     KernelOp kernel = getOperation();
     // Without the list of outputs any argument may be written: leave every read where it is.
-    auto outputList = kernel->getAttrOfType<DenseI64ArrayAttr>("tile.outputs");
-    if (!outputList)
+    std::optional<llvm::SmallDenseSet<Value>> written = getKernelOutputs(kernel);
+    if (!written)
       return;
-    llvm::SmallDenseSet<Value> outputs;
-    for (int64_t index : outputList.asArrayRef())
-      if (index >= 0 && index < int64_t(kernel.getBody().getNumArguments()))
-        outputs.insert(kernel.getBody().getArgument(index));
+    const llvm::SmallDenseSet<Value> &outputs = *written;
 
     SmallVector<ParallelOp> loops;
     kernel.walk([&](ParallelOp par) {

@@ -47,14 +47,11 @@ struct TileHoistInvariantReadsPass
     : public metaattn::tile::impl::TileHoistInvariantReadsBase<TileHoistInvariantReadsPass> {
   void runOnOperation() override {
     KernelOp kernel = getOperation();
-    llvm::SmallDenseSet<Value> outputs;
-    if (auto attr = kernel->getAttrOfType<DenseI64ArrayAttr>("tile.outputs"))
-      for (int64_t index : attr.asArrayRef())
-        if (index >= 0 && index < int64_t(kernel.getBody().getNumArguments()))
-          outputs.insert(kernel.getBody().getArgument(index));
     // Without the list, any argument may be written: leave every read where it is.
-    if (!kernel->hasAttr("tile.outputs"))
+    std::optional<llvm::SmallDenseSet<Value>> written = getKernelOutputs(kernel);
+    if (!written)
       return;
+    const llvm::SmallDenseSet<Value> &outputs = *written;
 
     SmallVector<ReadOp> reads;
     kernel.walk([&](ReadOp read) {

@@ -51,6 +51,17 @@ Value metaattn::tile::getParallelAnchor(ParallelOp par) {
   return anchor;
 }
 
+std::optional<llvm::SmallDenseSet<Value>> metaattn::tile::getKernelOutputs(KernelOp kernel) {
+  auto attr = kernel->getAttrOfType<DenseI64ArrayAttr>("tile.outputs");
+  if (!attr)
+    return std::nullopt;
+  llvm::SmallDenseSet<Value> outputs;
+  for (int64_t index : attr.asArrayRef())
+    if (index >= 0 && index < int64_t(kernel.getBody().getNumArguments()))
+      outputs.insert(kernel.getBody().getArgument(index));
+  return outputs;
+}
+
 static LogicalResult verifyLocal(Operation *op, Type type, StringRef what) {
   auto memref = dyn_cast<MemRefType>(type);
   if (!memref || !getMemorySpace(memref))

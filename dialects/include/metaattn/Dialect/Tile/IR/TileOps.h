@@ -10,6 +10,7 @@
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/DenseSet.h"
 
 #include "metaattn/Dialect/Tile/IR/TileEnums.h.inc"
 #define GET_ATTRDEF_CLASSES
@@ -40,6 +41,9 @@ FragmentLayoutAttr getFragmentLayout(mlir::Value buffer);
 /// loop's rank its body loads or stores (null when it touches none: the indices are spread
 /// over the threads).
 mlir::Value getParallelAnchor(ParallelOp par);
+/// The arguments a kernel writes (its `tile.outputs` list), or std::nullopt when it has no
+/// such list (then any argument may be written).
+std::optional<llvm::SmallDenseSet<mlir::Value>> getKernelOutputs(KernelOp kernel);
 
 /// Unit attribute of a tile.gemm that runs on Hopper's warpgroup wgmma (set by
 /// tile-use-wgmma, read by the CUDA emitter).
