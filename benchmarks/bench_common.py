@@ -144,9 +144,10 @@ def load_tensor(path, shape, dtype):
     return raw.view(dtype).reshape(shape)
 
 
-def splitmix_uniform(seed, n, lo=-1.0, hi=1.0):
+def splitmix_uniform(seed, n, lo=-1.0, hi=1.0, as_f32=True):
     """The values of HostTensor::random(shape, f32, seed, lo, hi) (SplitMix64), for the small
-    custom inputs metaattn-run draws itself (operand i gets seed --seed + 17·i)."""
+    custom inputs metaattn-run draws itself (operand i gets seed --seed + 17·i); with
+    as_f32=False the doubles before rounding (an i32 tensor truncates them)."""
     import struct
     mask = (1 << 64) - 1
     state, out = seed, []
@@ -157,7 +158,8 @@ def splitmix_uniform(seed, n, lo=-1.0, hi=1.0):
         z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & mask
         z ^= z >> 31
         u = (z >> 11) * 2.0 ** -53
-        out.append(struct.unpack("f", struct.pack("f", lo + (hi - lo) * u))[0])
+        x = lo + (hi - lo) * u
+        out.append(struct.unpack("f", struct.pack("f", x))[0] if as_f32 else x)
     return out
 
 

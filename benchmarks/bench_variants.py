@@ -11,6 +11,10 @@ Cases (bf16):
 - B4 H16 S4k D128: softmax, softcap, ALiBi, sliding window 1k, document mask, sigmoid, ReLU,
   sinks, softpick (causal), RetNet parallel (Dv 256). "vs our softmax" = our causal softmax ms
   at B4 H16 S4k D128 / the variant's ms.
+- document mask: DOCUMENTS documents per sequence, the same for both: metaattn-run draws the
+  ids (--documents=N --seed=1: uniform in [0, N), sorted along the sequence) and this script
+  reproduces them (document_ids()) for FlexAttention's mask_mod. TFLOP/s count the causal
+  pairs, as for softmax (the kept pairs are about 1/N of them).
 - block-sparse, B4 H16 S4k D128 causal, blocks of 128 x 128, 80% sparse: 20% of the causally
   visible blocks kept. metaattn-run draws the map (--block-density=P --seed=1: each block kept
   with probability P, the blocks on the diagonal always); P is chosen so that the expected
@@ -50,6 +54,7 @@ SPARSE_BLOCK = 128                                  # block-sparse: 128 x 128 bl
 SPARSE_KEEP = 0.2                                   # fraction of visible blocks kept
 SEED = 1                                            # metaattn-run --seed
 BLOCK_MAP_ARG = 3                                   # block_sparse(q, k, v, block_mask)
+DOCUMENTS = 4                                       # document mask: documents per sequence
 FIELDS = ["variant", "shape", "causal", "ours_ms", "ours_tflops", "flex_ms", "flex_tflops",
           "ours_vs_flex", "our_softmax_ms", "ours_vs_our_softmax", "ours_vs_2x_our_softmax",
           "note", "error", "date", "gpu"]
@@ -249,13 +254,20 @@ def flex_plain(variant, iters):
     elif variant == "sliding_window":
         mask_mod = lambda b, h, qi, ki: (ki <= qi) & (qi - ki <= 1024)  # noqa: E731
     elif variant == "document_mask":
-        docs = torch.randint(0, 4, (B, S), device="cuda").sort(dim=1).values
+        docs = torch.tensor(document_ids(B, S, DOCUMENTS, SEED), device="cuda").view(B, S)
         mask_mod = lambda b, h, qi, ki: (ki <= qi) & (docs[b, qi] == docs[b, ki])  # noqa: E731
     elif variant != "softmax":
         return NAN
     block_mask = create_block_mask(mask_mod, B, H, S, S, device="cuda")
     compiled = torch.compile(flex_attention, dynamic=False)
     return time_cuda(lambda: compiled(q, k, v, score_mod=score_mod, block_mask=block_mask), iters)
+
+
+def document_ids(batch, seq, documents, seed):
+    """metaattn-run --documents=N --seed=SEED's ids of a [batch, seq] input (makeDocumentIds):
+    HostTensor::random(i32, seed, 0, N) truncated, each row sorted."""
+    draws = splitmix_uniform(seed, batch * seq, 0.0, float(documents), as_f32=False)
+    return [sorted(int(x) for x in draws[b * seq:(b + 1) * seq]) for b in range(batch)]
 
 
 def dense_to_ordered(dense):
@@ -394,6 +406,9 @@ def run_case(args, c, workdir, refs, gpu):
         row["note"] = (f"{plan['kept_visible']} of {plan['visible']} visible blocks kept "
                        f"({100.0 * plan['kept_visible'] / plan['visible']:.1f}%), "
                        f"--block-density={plan['density']}")
+    elif c["name"] == "document_mask":
+        extra = [f"--documents={DOCUMENTS}"]
+        row["note"] = f"{DOCUMENTS} documents per sequence (--documents={DOCUMENTS})"
     elif c["name"] == "differential":
         flops = 2 * attn_flops(c["B"], c["H"], S, S, c["D"], c["Dv"], True)
     elif c["name"] == "softmax_dv256":
@@ -468,6 +483,10 @@ def selftest():
                        ((1, 2, 130, 77, 32, 32, 0, 52), 12),
                        ((1, 2, 130, 77, 32, 32, 0.5, 7 + 51), 21)):
         check(sum(block_map(*args)) == kept, f"block_map{args} keeps {kept} blocks")
+    # the lengths tests/lit/Tools/run-documents.mlir checks metaattn-run --documents=3 against
+    first = document_ids(2, 200, 3, SEED)[0]
+    check([first.count(d) for d in range(3)] == [70, 65, 65],
+          "document_ids(2, 200, 3): the first sequence's documents are 70, 65, 65 long")
     for sq, skv in ((77, 130), (130, 77), (256, 256), (300, 300)):
         causal = sum(map(sum, block_pairs(32, 64, sq, skv, True)))
         want = sum(max(0, min(skv, q + skv - sq + 1)) for q in range(sq))

@@ -166,6 +166,19 @@ LogicalResult run::makeProblem(func::FuncOp func, const RunOptions &options, Pro
       problem.notes.push_back("block map (argument #" + std::to_string(i) +
                               "): " + std::to_string(kept) + " of " +
                               std::to_string(tensor.getNumElements()) + " blocks kept");
+    } else if (*t == DType::i32 && !blockMap && options.documents > 0 &&
+               llvm::any_of(axes, [](const attn::InputAxis &axis) {
+                 return (axis.dim == attn::InputDim::Q || axis.dim == attn::InputDim::KV) &&
+                        !axis.isBlock();
+               })) {
+      std::vector<int64_t> lengths;
+      tensor = makeDocumentIds(shape, axes, options.documents, options.seed, lengths);
+      std::string note = "document ids (argument #" + std::to_string(i) +
+                         "): " + std::to_string(options.documents) +
+                         " documents, sorted along the sequence; the first one's lengths";
+      for (size_t d = 0; d < lengths.size() && d < 8; ++d)
+        note += " " + std::to_string(lengths[d]);
+      problem.notes.push_back(lengths.size() > 8 ? note + " ..." : note);
     } else if (*t == DType::i32) {
       tensor = HostTensor::random(shape, *t, seed, 0, blockMap ? 2 : 4);
     } else {
@@ -209,6 +222,37 @@ LogicalResult run::makeProblem(func::FuncOp func, const RunOptions &options, Pro
       return failure();
   }
   return success();
+}
+
+HostTensor run::makeDocumentIds(ArrayRef<int64_t> shape, ArrayRef<attn::InputAxis> axes,
+                                int64_t documents, uint64_t seed, std::vector<int64_t> &lengths) {
+  HostTensor ids = HostTensor::random(shape, DType::i32, seed, 0, static_cast<double>(documents));
+  lengths.assign(documents, 0);
+  int axis = -1;
+  for (auto [a, dim] : llvm::enumerate(axes))
+    if ((dim.dim == attn::InputDim::Q || dim.dim == attn::InputDim::KV) && !dim.isBlock())
+      axis = static_cast<int>(a);
+  if (axis < 0)
+    return ids; // makeProblem draws only inputs with such an axis this way
+  // Contiguous: the axis has stride `inner`; sort each run of shape[axis] values along it.
+  int64_t inner = 1, n = shape[axis];
+  for (size_t d = axis + 1; d < shape.size(); ++d)
+    inner *= shape[d];
+  std::vector<double> run(n);
+  for (int64_t outer = 0, total = ids.getNumElements() / std::max<int64_t>(n * inner, 1);
+       outer < total; ++outer)
+    for (int64_t i = 0; i < inner; ++i) {
+      int64_t base = outer * n * inner + i;
+      for (int64_t k = 0; k < n; ++k)
+        run[k] = ids.getAt(base + k * inner);
+      llvm::sort(run);
+      for (int64_t k = 0; k < n; ++k)
+        ids.setAt(base + k * inner, run[k]);
+      if (base == 0)
+        for (double id : run)
+          ++lengths[static_cast<int64_t>(id)];
+    }
+  return ids;
 }
 
 HostTensor run::makeBlockMap(ArrayRef<int64_t> shape, ArrayRef<attn::InputAxis> axes, int64_t seqQ,

@@ -32,6 +32,9 @@ struct RunOptions {
   /// < 0: block maps are random 0/1 (about half the blocks kept). Otherwise each block is kept
   /// with this probability, and every block holding a query's diagonal key as well.
   double blockDensity = -1;
+  /// > 0: id inputs (i32 with a plain q or kv axis) hold this many documents: values in
+  /// [0, documents) in nondecreasing order along that axis (makeDocumentIds).
+  int64_t documents = 0;
   std::string loadInputs, saveOutput, dumpCuda;
   PipelineOptions pipeline;
 };
@@ -49,9 +52,17 @@ struct Problem {
 /// Creates random operands (or loads q, k, v) with the sizes in `options`, from the way each
 /// argument is used: q (batch, seq-q), k and v (batch, seq-kv), custom inputs by their dims;
 /// i32 inputs take values in [0, 4), or 0/1 when indexed by a block index (block maps; see
-/// RunOptions::blockDensity and makeBlockMap).
+/// RunOptions::blockDensity and makeBlockMap), or are document ids (RunOptions::documents).
 mlir::LogicalResult makeProblem(mlir::func::FuncOp func, const RunOptions &options,
                                 Problem &problem, std::string &error);
+
+/// Document ids (i32) of `shape` for `documents` documents: values drawn from [0, documents)
+/// with `seed`, sorted along the last plain q or kv axis of `axes` (unsorted when there is
+/// none). Inputs of one shape drawn with one seed get the same ids, so the query and key ids
+/// of equal lengths describe the same documents. `lengths` gets the length of each document
+/// in the first sequence (the first run along that axis).
+HostTensor makeDocumentIds(llvm::ArrayRef<int64_t> shape, llvm::ArrayRef<attn::InputAxis> axes,
+                           int64_t documents, uint64_t seed, std::vector<int64_t> &lengths);
 
 /// A block map (i32 0/1, one dimension per entry of `axes`) for lengths `seqQ` x `seqKv`:
 /// block `e` (row-major) is kept when `density >= 1` or the e-th value of

@@ -68,6 +68,12 @@ static cl::opt<double> blockDensityOpt(
              "diagonal key kv = q + Skv - Sq, so causal rows are never empty; prints the number "
              "kept (default: random 0/1)"),
     cl::value_desc("F"), cl::init(-1));
+static cl::opt<int64_t> documentsOpt(
+    cl::cat(runCategory), "documents",
+    cl::desc("id inputs (i32 inputs indexed by a plain q or kv axis, as a document mask's): N "
+             "documents, ids in [0, N) sorted along the sequence, the same for query and key "
+             "ids of equal lengths (default: unsorted ids in [0, 4))"),
+    cl::value_desc("N"), cl::init(0));
 static cl::opt<std::string> loadOpt(cl::cat(runCategory), "load-inputs",
                                     cl::desc("read q.bin, k.bin, v.bin from DIR"));
 static cl::opt<std::string> saveOpt(cl::cat(runCategory), "save-output",
@@ -232,6 +238,7 @@ static int runMain(int argc, char **argv) {
   options.iterations = itersOpt;
   options.check = !noCheckOpt;
   options.blockDensity = blockDensityOpt;
+  options.documents = documentsOpt;
   options.loadInputs = loadOpt;
   options.saveOutput = saveOpt;
   options.dumpCuda = dumpOpt;
@@ -276,6 +283,11 @@ static int runMain(int argc, char **argv) {
   if (blockDensityOpt.getNumOccurrences() &&
       !(options.blockDensity >= 0 && options.blockDensity <= 1)) {
     llvm::errs() << "metaattn-run: --block-density must be in [0, 1]\n";
+    return 1;
+  }
+
+  if (documentsOpt.getNumOccurrences() && options.documents < 1) {
+    llvm::errs() << "metaattn-run: --documents must be at least 1\n";
     return 1;
   }
 

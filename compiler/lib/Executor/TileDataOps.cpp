@@ -203,6 +203,28 @@ LogicalResult BlockInterpreter::runRead(tile::ReadOp op) {
   return success();
 }
 
+LogicalResult BlockInterpreter::runReadBounds(tile::ReadBoundsOp op) {
+  HostTensor *tensor = global(op, op.getTensor());
+  SmallVector<int64_t, 4> idx;
+  SmallVector<int64_t, 1> last;
+  if (!tensor || failed(indices(op, op.getIndices(), idx)) ||
+      failed(indices(op, ValueRange{op.getLast()}, last)))
+    return failure();
+  unsigned width = op.getMin().getType().getIntOrFloatBitWidth();
+  int64_t lo = APInt::getSignedMaxValue(width).getSExtValue();
+  int64_t hi = APInt::getSignedMinValue(width).getSExtValue();
+  unsigned axis = op.getAxis();
+  for (int64_t k = idx[axis]; k <= last[0]; ++k) {
+    idx[axis] = k;
+    auto v = tensor->inBounds(idx) ? static_cast<int64_t>(tensor->get(idx)) : int64_t(0);
+    lo = std::min(lo, v);
+    hi = std::max(hi, v);
+  }
+  scalars[op.getMin()] = Scalar::ofInt(lo);
+  scalars[op.getMax()] = Scalar::ofInt(hi);
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // gemm and reduce
 //===----------------------------------------------------------------------===//

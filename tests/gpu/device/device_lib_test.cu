@@ -323,8 +323,8 @@ template <int M, int N, int W> void testFragIndex() {
     for (int j = 0; j < N; ++j)
       bad += o[i * N + j] != (float)(i * 1000 + j);
   }
-  report("Frag row/col/rowSlot/colSlot + RowVec::row + ColVec::col " + std::to_string(M) + "x" + std::to_string(N) +
-             " W=" + std::to_string(W),
+  report("Frag row/col/rowSlot/colSlot + RowVec::row + ColVec::col " + std::to_string(M) + "x" +
+             std::to_string(N) + " W=" + std::to_string(W),
          bad == 0, bad ? std::to_string(bad) + " wrong" : "");
 }
 

@@ -91,11 +91,15 @@ func.func @straddling_blocks(%q: tensor<?x?x2x64xbf16>, %k: tensor<?x?x2x64xbf16
 
 // -----
 
-// A plain per-key input (document ids over kv) varies over the tile: it is not read for the
-// classification, which stays "per element" for it.
+// A plain per-key input varies over the tile: the classification reads its bounds over the
+// tile's keys (tile.read_bounds, see convert-attn-to-tile-document-ids.mlir), so the tile is
+// skipped when they are all 0 and unmasked when none is.
 // CHECK-LABEL: tile.kernel @per_key_ids
 // CHECK: tile.pipelined
-// CHECK-NOT: tile.read
+// CHECK-NOT: tile.read %
+// CHECK: %[[MIN:.*]], %[[MAX:.*]] = tile.read_bounds
+// CHECK-DAG: arith.cmpi eq, %[[MIN]], %[[MAX]] : i32
+// CHECK-DAG: arith.cmpi slt, %[[MAX]], %{{.*}} : i32
 // CHECK: scf.if
 func.func @per_key_ids(%q: tensor<?x?x2x64xbf16>, %k: tensor<?x?x2x64xbf16>, %v: tensor<?x?x2x64xbf16>, %ids: tensor<?x?xi32>) -> tensor<?x?x2x64xbf16> {
   %o = attn.attention %q, %k, %v inputs(%ids : tensor<?x?xi32>)

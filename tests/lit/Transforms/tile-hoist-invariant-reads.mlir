@@ -65,3 +65,34 @@ tile.kernel @unknown_outputs(%bias: !tile.tensor<?xf32>) attributes {grid = arra
   }
   tile.return
 }
+
+// -----
+
+// Bounds of ids over a range fixed for the kv loop (a block's rows) leave the loop, out of the
+// branch they were in; bounds over the loop's own range (a tile's keys) stay in it, in front
+// of the branch. Bounds of an output are never taken early.
+// CHECK-LABEL: tile.kernel @bounds
+// CHECK: %[[LO:.*]] = tile.block_id 0
+// CHECK: %[[HI:.*]] = tile.block_id 1
+// CHECK: %{{.*}}, %{{.*}} = tile.read_bounds %arg0[%[[B:.*]], %[[LO]]] to %[[HI]]
+// CHECK-NEXT: scf.for %[[J:[^ ]*]] =
+// CHECK-NEXT: %{{.*}}, %{{.*}} = tile.read_bounds %arg1[%[[B]], %[[J]]] to %[[J]]
+// CHECK-NEXT: scf.if
+// CHECK-NEXT: tile.read_bounds %arg2
+tile.kernel @bounds(%qid: !tile.tensor<?x?xi32>, %kid: !tile.tensor<?x?xi32>, %o: !tile.tensor<?x?xi32>) attributes {grid = array<i64: -1, 0, 1, -1, 0, 1, -1, 0, 1>, threads = 128 : i64, tile.outputs = array<i64: 2>} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %b = tile.block_id 2
+  %lo = tile.block_id 0
+  %hi = tile.block_id 1
+  %go = arith.cmpi sle, %lo, %hi : index
+  scf.for %j = %c0 to %c4 step %c1 {
+    scf.if %go {
+      %a, %z = tile.read_bounds %qid[%b, %lo] to %hi {axis = 1 : i64} : !tile.tensor<?x?xi32> -> i32
+      %c, %d = tile.read_bounds %kid[%b, %j] to %j {axis = 1 : i64} : !tile.tensor<?x?xi32> -> i32
+      %e, %f = tile.read_bounds %o[%b, %lo] to %hi {axis = 1 : i64} : !tile.tensor<?x?xi32> -> i32
+    }
+  }
+  tile.return
+}

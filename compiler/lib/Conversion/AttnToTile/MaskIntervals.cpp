@@ -27,7 +27,7 @@ public:
       unsigned argNo = firstInput + i;
       if (argNo < block.getNumArguments() && !block.getArgument(argNo).use_empty() &&
           indexArgs.size() >= attn::kNumIndexArgs)
-        if (IndexInterval value = readOncePerBox(input, indexArgs, tiling); value.known())
+        if (IndexInterval value = readOverBox(input, indexArgs, tiling); value.known())
           ints[block.getArgument(argNo)] = value;
     }
     for (Operation &op : block.without_terminator())
@@ -37,15 +37,17 @@ public:
   }
 
 private:
-  /// The value of `input` as an exact interval when its indices are constant over the box
-  /// (see classifyMaskOverBox); unknown otherwise.
-  IndexInterval readOncePerBox(const BoxInput &input, ArrayRef<IndexInterval> box,
-                               BoxTiling tiling) {
+  /// The value of `input` as an interval over the box (see classifyMaskOverBox): exact when
+  /// its indices are constant over the box, its bounds along the one axis that varies when
+  /// that is a plain q or kv axis; unknown otherwise.
+  IndexInterval readOverBox(const BoxInput &input, ArrayRef<IndexInterval> box, BoxTiling tiling) {
     if (!input.elementType.isSignlessInteger())
       return {};
     SmallVector<Value> indices;
     Value valid;
-    for (const attn::InputAxis &axis : input.axes) {
+    std::optional<unsigned> varying; // the plain axis that varies, read as bounds
+    Value varyingLast;
+    for (auto [pos, axis] : llvm::enumerate(input.axes)) {
       bool isQ = axis.dim == attn::InputDim::Q;
       const IndexInterval &range =
           box[static_cast<unsigned>(axis.dim == attn::InputDim::B   ? attn::IndexArg::B
@@ -58,8 +60,16 @@ private:
         indices.push_back(range.lo);
         continue;
       }
-      if (!axis.isBlock())
-        return {}; // a plain q or kv axis varies over the box
+      if (!axis.isBlock()) {
+        // A plain q or kv axis: the input's bounds over the box's range (ids of documents).
+        // Only one such axis, and only types the targets print.
+        if (varying || !(input.elementType.isInteger(32) || input.elementType.isInteger(64)))
+          return {};
+        varying = indices.size();
+        varyingLast = range.hi;
+        indices.push_back(range.lo);
+        continue;
+      }
       Value n = b.create<arith::ConstantIndexOp>(loc, axis.divisor);
       Value first = b.create<arith::DivUIOp>(loc, range.lo, n);
       indices.push_back(first);
@@ -70,6 +80,12 @@ private:
       Value last = b.create<arith::DivUIOp>(loc, range.hi, n);
       Value same = cmp(arith::CmpIPredicate::eq, first, last);
       valid = valid ? land(valid, same) : same;
+    }
+    if (varying) {
+      auto bounds =
+          b.create<tile::ReadBoundsOp>(loc, input.elementType, input.elementType, input.tensor,
+                                       indices, varyingLast, b.getI64IntegerAttr(*varying));
+      return {bounds.getMin(), bounds.getMax(), valid};
     }
     Value v = b.create<tile::ReadOp>(loc, input.elementType, input.tensor, indices);
     return {v, v, valid};

@@ -53,7 +53,10 @@ struct BoolInterval {
 /// the box's lower corner, and its value is an exact interval — so a block-sparse map skips
 /// or unmasks whole tiles. Whether the box meets one block is known at compile time when N is
 /// a multiple of the aligned tile in `tiling`, else checked at run time (the value is then
-/// valid only when it holds). Inputs with a plain q or kv axis, float inputs, or an empty
+/// valid only when it holds). A 32- or 64-bit integer input with one plain q or kv axis (a
+/// document's ids, "b,q" / "b,kv") is bounded by a tile.read_bounds over the box's range
+/// along that axis: tiles whose query and key ids cannot meet are skipped, those whose ids
+/// are all one document unmasked. Inputs with two plain axes, float inputs, or an empty
 /// `inputs` stay unknown.
 BoolInterval classifyMaskOverBox(mlir::OpBuilder &b, mlir::Location loc, mlir::Region &mask,
                                  llvm::ArrayRef<IndexInterval> indexArgs,

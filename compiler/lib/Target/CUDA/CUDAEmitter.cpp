@@ -431,6 +431,19 @@ LogicalResult Printer::printTileOp(Operation *op) {
     os << "});\n";
     return success();
   }
+  if (auto bounds = dyn_cast<ReadBoundsOp>(op)) {
+    FailureOr<std::string> type = scalarType(bounds.getMin().getType());
+    if (failed(type))
+      return op->emitOpError() << "unsupported element type";
+    std::string lo = fresh(bounds.getMin()), hi = fresh(bounds.getMax());
+    line() << *type << " " << lo << ", " << hi << ";\n";
+    line() << "metaattn_read_bounds<" << *type << ">(" << name(bounds.getTensor()) << ", {";
+    llvm::interleaveComma(bounds.getIndices(), os,
+                          [&](Value v) { os << "(long long)" << name(v); });
+    os << "}, " << bounds.getAxis() << ", (long long)" << name(bounds.getLast()) << ", " << lo
+       << ", " << hi << ");  // tile.read_bounds\n";
+    return success();
+  }
   if (auto fill = dyn_cast<FillOp>(op)) {
     if (!isFragment(fill.getBuffer().getType()))
       return op->emitOpError() << "only fragments can be filled in CUDA";
@@ -639,7 +652,36 @@ FailureOr<EmittedKernel> metaattn::emitCuda(KernelOp kernel) {
      << "    if ((unsigned long long)i[d] >= (unsigned long long)t.sizes[d]) return T{};\n"
      << "    offset += d == R - 1 ? i[d] : i[d] * t.strides[d];\n"
      << "  }\n"
-     << "  return static_cast<const T*>(t.data)[offset];\n}\n\n"
+     << "  return static_cast<const T*>(t.data)[offset];\n}\n"
+     // tile.read_bounds: the lanes of a whole warp split the range and combine their bounds
+     // (every warp computes them, so every thread has them); a partial warp's lanes each read
+     // all of it.
+     << "template <class T, int R>\n"
+     << "[[maybe_unused]] static __device__ __forceinline__ void metaattn_read_bounds(\n"
+     << "    const metaattn::dev::TensorRef<R>& t, const long long (&first)[R], int axis,\n"
+     << "    long long last, T& lo, T& hi) {\n"
+     << "  constexpr T kMax = T(~0ull >> (65 - 8 * sizeof(T)));\n"
+     << "  lo = kMax;\n  hi = -kMax - 1;\n"
+     << "  long long i[R];\n"
+     << "#pragma unroll\n"
+     << "  for (int d = 0; d < R; ++d) i[d] = first[d];\n"
+     << "  const bool warp = __activemask() == 0xffffffffu;\n"
+     << "  const int step = warp ? 32 : 1;\n"
+     << "  for (long long k = first[axis] + (warp ? threadIdx.x % 32 : 0); k <= last; k += step) "
+        "{\n"
+     << "    i[axis] = k;\n"
+     << "    const T v = metaattn_read<T, R>(t, i);\n"
+     << "    lo = v < lo ? v : lo;\n    hi = v > hi ? v : hi;\n  }\n"
+     << "  if (!warp) return;\n"
+     << "  if constexpr (sizeof(T) == 4) {\n"
+     << "    lo = __reduce_min_sync(0xffffffffu, lo);\n"
+     << "    hi = __reduce_max_sync(0xffffffffu, hi);\n"
+     << "  } else {\n"
+     << "#pragma unroll\n"
+     << "    for (int o = 16; o > 0; o /= 2) {\n"
+     << "      const T l = __shfl_xor_sync(0xffffffffu, lo, o), h = __shfl_xor_sync(0xffffffffu, "
+        "hi, o);\n"
+     << "      lo = l < lo ? l : lo;\n      hi = h > hi ? h : hi;\n    }\n  }\n}\n\n"
      // A warp-specialised kernel runs one block per SM: its register budget is the whole file.
      << "extern \"C\" __global__ void __launch_bounds__(" << sig.threads << minBlocks << ") "
      << sig.entry << "(\n    " << params << ") {\n"

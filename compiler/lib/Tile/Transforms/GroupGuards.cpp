@@ -37,7 +37,8 @@ bool isRowFragment(Value value, int64_t rows) {
 bool isGroupLocal(Region &region, int64_t rows) {
   WalkResult result = region.walk([&](Operation *op) {
     if (isa<arith::ArithDialect, math::MathDialect>(op->getDialect()) ||
-        isa<scf::IfOp, scf::YieldOp, scf::ForOp, YieldOp, ReadOp, DimOp, BlockIdOp>(op))
+        isa<scf::IfOp, scf::YieldOp, scf::ForOp, YieldOp, ReadOp, ReadBoundsOp, DimOp, BlockIdOp>(
+            op))
       return WalkResult::advance();
     if (auto gemm = dyn_cast<GemmOp>(op)) {
       // The accumulator's rows decide which rows of A a warpgroup multiplies; B is read whole.
@@ -87,7 +88,7 @@ bool canNarrow(RowRangeOp range) {
           return false;
         continue;
       }
-      if (!isa<arith::ArithDialect>(user->getDialect()) && !isa<ReadOp>(user))
+      if (!isa<arith::ArithDialect>(user->getDialect()) && !isa<ReadOp, ReadBoundsOp>(user))
         return false;
       for (Value result : user->getResults())
         if (seen.insert(result).second)

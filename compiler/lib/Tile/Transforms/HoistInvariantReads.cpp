@@ -2,7 +2,9 @@
 //
 // Reads of kernel inputs whose indices do not change inside a branch or tile.parallel are
 // moved in front of it, and identical ones merged: a score function's per-head parameter is
-// then loaded once per kv tile, not in every element loop and mask branch of it.
+// then loaded once per kv tile, not in every element loop and mask branch of it. Bounds
+// (tile.read_bounds) whose range does not change inside a loop leave the loop too: the ids of
+// a block's rows are bounded once, not once per kv tile.
 //
 //===----------------------------------------------------------------------===//
 
@@ -27,16 +29,19 @@ bool definedOutside(Value value, Operation *op) {
   return !op->isAncestor(value.getParentRegion()->getParentOp());
 }
 
-/// The outermost op among the branches and tile.parallels enclosing `read` (up to the first
-/// other op: loops are not crossed) that none of its indices is defined in; null when there is
-/// none. Taken out of the kv loop too, a per-head bias held a register across it and made the
-/// three-consumer D64 sigmoid kernel spill 12 B (`--resource-report`); one load per kv tile
-/// (an L1 hit) costs less than that.
-Operation *hoistTarget(ReadOp read) {
+/// The outermost op among the branches and tile.parallels enclosing `op` (up to the first
+/// other op; scf.for loops too when `crossLoops`) that none of its operands is defined in;
+/// null when there is none. A read is not taken out of the kv loop: there a per-head bias held
+/// a register across it and made the three-consumer D64 sigmoid kernel spill 12 B
+/// (`--resource-report`); one load per kv tile (an L1 hit) costs less than that. Bounds cost
+/// a warp's loads and two reductions per evaluation, and both can run where their operands
+/// exist: an out-of-range element reads as 0, so moving them out of a branch is safe.
+Operation *hoistTarget(Operation *op, bool crossLoops) {
   Operation *target = nullptr;
-  for (Operation *parent = read->getParentOp(); parent && isa<scf::IfOp, ParallelOp>(parent);
+  for (Operation *parent = op->getParentOp();
+       parent && (isa<scf::IfOp, ParallelOp>(parent) || (crossLoops && isa<scf::ForOp>(parent)));
        parent = parent->getParentOp()) {
-    if (!llvm::all_of(read.getIndices(), [&](Value v) { return definedOutside(v, parent); }))
+    if (!llvm::all_of(op->getOperands(), [&](Value v) { return definedOutside(v, parent); }))
       break;
     target = parent;
   }
@@ -61,7 +66,7 @@ struct TileHoistInvariantReadsPass
     // Reads moved in front of the same op, by tensor and indices: the first is kept.
     std::map<std::pair<Operation *, std::vector<const void *>>, ReadOp> hoisted;
     for (ReadOp read : reads) {
-      Operation *target = hoistTarget(read);
+      Operation *target = hoistTarget(read, /*crossLoops=*/false);
       if (!target)
         continue;
       std::vector<const void *> key = {read.getTensor().getAsOpaquePointer()};
@@ -75,6 +80,14 @@ struct TileHoistInvariantReadsPass
       }
       read->moveBefore(target);
     }
+    SmallVector<ReadBoundsOp> bounds;
+    kernel.walk([&](ReadBoundsOp op) {
+      if (!outputs.contains(op.getTensor()))
+        bounds.push_back(op);
+    });
+    for (ReadBoundsOp op : bounds)
+      if (Operation *target = hoistTarget(op, /*crossLoops=*/true))
+        op->moveBefore(target);
   }
 };
 

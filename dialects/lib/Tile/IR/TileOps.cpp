@@ -192,6 +192,20 @@ LogicalResult ReadOp::verify() {
   return success();
 }
 
+LogicalResult ReadBoundsOp::verify() {
+  auto type = cast<GlobalTensorType>(getTensor().getType());
+  if (static_cast<int64_t>(getIndices().size()) != type.getRank())
+    return emitOpError() << "needs " << type.getRank() << " indices, found " << getIndices().size();
+  if (getAxis() >= type.getRank())
+    return emitOpError() << "axis " << getAxis() << " is not an axis of a rank-" << type.getRank()
+                         << " tensor";
+  if (getMin().getType() != type.getElementType())
+    return emitOpError() << "result type must be the element type " << type.getElementType();
+  if (getMin().getType().isInteger(1))
+    return emitOpError() << "needs integers wider than i1";
+  return success();
+}
+
 LogicalResult FillOp::verify() {
   if (failed(verifyLocal(*this, getBuffer().getType(), "buffer")))
     return failure();

@@ -91,6 +91,38 @@ func.func @read_type(%t: !tile.tensor<8xf32>, %i: index) {
 
 // -----
 
+func.func @read_bounds_indices(%t: !tile.tensor<?x?xi32>, %i: index) {
+  // expected-error @+1 {{needs 2 indices, found 1}}
+  %lo, %hi = tile.read_bounds %t[%i] to %i {axis = 0 : i64} : !tile.tensor<?x?xi32> -> i32
+  return
+}
+
+// -----
+
+func.func @read_bounds_axis(%t: !tile.tensor<?x?xi32>, %i: index) {
+  // expected-error @+1 {{axis 2 is not an axis of a rank-2 tensor}}
+  %lo, %hi = tile.read_bounds %t[%i, %i] to %i {axis = 2 : i64} : !tile.tensor<?x?xi32> -> i32
+  return
+}
+
+// -----
+
+func.func @read_bounds_type(%t: !tile.tensor<?x?xi32>, %i: index) {
+  // expected-error @+1 {{result type must be the element type 'i32'}}
+  %lo, %hi = tile.read_bounds %t[%i, %i] to %i {axis = 1 : i64} : !tile.tensor<?x?xi32> -> i64
+  return
+}
+
+// -----
+
+func.func @read_bounds_bool(%t: !tile.tensor<?xi1>, %i: index) {
+  // expected-error @+1 {{needs integers wider than i1}}
+  %lo, %hi = tile.read_bounds %t[%i] to %i {axis = 0 : i64} : !tile.tensor<?xi1> -> i1
+  return
+}
+
+// -----
+
 func.func @fill_buffer(%b: memref<64xf32>, %x: f32) {
   // expected-error @+1 {{buffer must be a shared or fragment buffer (memref in #tile.space<shared> or #tile.space<fragment>), found 'memref<64xf32>'}}
   tile.fill %b, %x : memref<64xf32>, f32

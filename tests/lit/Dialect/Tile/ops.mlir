@@ -120,3 +120,15 @@ tile.kernel @fwd(%q: !tile.tensor<?x?x8x64xbf16>, %k: !tile.tensor<?x?x8x64xbf16
       {dims = array<i64: 1, 3>} : memref<64x64xf32, #tile.space<fragment>> to !tile.tensor<?x?x8x64xbf16>
   tile.return
 }
+
+// CHECK-LABEL: tile.kernel @bounds
+// CHECK: %[[MIN:.*]], %[[MAX:.*]] = tile.read_bounds %{{.*}}[%[[B0:.*]], %[[F:.*]]] to %[[L:.*]] {axis = 1 : i64} : <?x?xi32> -> i32
+// CHECK: arith.cmpi slt, %[[MIN]], %[[MAX]] : i32
+tile.kernel @bounds(%ids: !tile.tensor<?x?xi32>) attributes {threads = 128 : i64, grid = array<i64: 0, 1, 64, -1, 8, 1, 0, 0, 1>} {
+  %b = tile.block_id 0
+  %first = tile.block_id 1
+  %last = tile.block_id 2
+  %lo, %hi = tile.read_bounds %ids[%b, %first] to %last {axis = 1 : i64} : !tile.tensor<?x?xi32> -> i32
+  %lt = arith.cmpi slt, %lo, %hi : i32
+  tile.return
+}

@@ -177,6 +177,28 @@ def Tile_ReadOp : Tile_Op<"read"> {
   let hasVerifier = 1;
 }
 
+def Tile_ReadBoundsOp : Tile_Op<"read_bounds", [AllTypesMatch<["min", "max"]>]> {
+  let summary = "Smallest and largest value of an integer tensor over a range of one axis";
+  let description = [{
+    `%lo, %hi = tile.read_bounds %t[%i0, %i1] to %last {axis = 1}` is the signed minimum and
+    maximum of `%t[%i0, k]` for `k` in `[%i1, %last]`: the other indices stay fixed, and an
+    element outside the tensor's sizes reads as 0, as with `tile.read`. An empty range (`%last`
+    below the first index) gives the type's largest value as the minimum and its smallest as
+    the maximum, which no comparison can hold as bounds of a value.
+
+    Every thread executing it gets the same values. Tile guards classify a kv tile with it
+    from the ids of the tile's rows and columns (a document mask), so that a tile whose ids
+    never meet is skipped and one whose ids are all equal is not masked.
+  }];
+  let arguments = (ins Tile_Global:$tensor, Variadic<Index>:$indices, Index:$last,
+                       ConfinedAttr<I64Attr, [IntNonNegative]>:$axis);
+  let results = (outs AnySignlessInteger:$min, AnySignlessInteger:$max);
+  let assemblyFormat = [{
+    $tensor `[` $indices `]` `to` $last attr-dict `:` type($tensor) `->` type($min)
+  }];
+  let hasVerifier = 1;
+}
+
 def Tile_FillOp : Tile_Op<"fill"> {
   let summary = "Set every element of a local buffer";
   let arguments = (ins Tile_LocalBuffer:$buffer, AnyType:$value);
