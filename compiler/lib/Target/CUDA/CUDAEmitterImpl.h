@@ -36,6 +36,8 @@ public:
   mlir::FailureOr<std::string> bufferType(mlir::Value buffer);
 
   int64_t sharedBytes = 0;
+  /// Whether the body calls metaattn_read_bounds (its definition is printed only then).
+  bool readsBounds = false;
   /// Shared buffers start at multiples of this (1024 when wgmma or TMA access them: the
   /// 128-byte swizzle repeats every 1024 bytes and is computed from the address).
   int64_t sharedAlignment() const { return wgmma || tma ? 1024 : 128; }
