@@ -222,6 +222,13 @@ static cl::opt<bool> axisReadsOpt(
              "once per row or column (default true)"),
     cl::init(true));
 
+static cl::opt<bool> idBoundsOpt(
+    cl::cat(runCategory), "id-bounds",
+    cl::desc("kv tiles are classified by the bounds of custom integer inputs with a plain q or "
+             "kv axis (a document mask's ids): skipped where the query and key ids cannot "
+             "meet, unmasked inside one document (default true)"),
+    cl::init(true));
+
 static int runMain(int argc, char **argv) {
   // --help lists this tool's options, not every option the linked LLVM libraries register.
   cl::HideUnrelatedOptions(runCategory);
@@ -269,6 +276,7 @@ static int runMain(int argc, char **argv) {
   }
   options.pipeline.groupGuards = groupGuardsOpt;
   options.pipeline.axisReads = axisReadsOpt;
+  options.pipeline.idBounds = idBoundsOpt;
   options.pipeline.stagedOutput = stagedOutputOpt;
   options.pipeline.tuningFile = tuningFileOpt.empty() ? defaultTuningFile() : tuningFileOpt;
   if ((autotuneOpt || recordTuningOpt) && options.pipeline.tuningFile.empty()) {

@@ -45,6 +45,7 @@ void metaattn::buildAttnToTilePipeline(OpPassManager &pm, const PipelineOptions 
   convert.precomputeGates = options.precomputeGates;
   convert.fusedChunks = options.chunkKernels == PipelineOptions::ChunkKernels::fused;
   convert.foldScoreScale = options.foldScoreScale;
+  convert.idBounds = options.idBounds;
   convert.warpSpecialize = options.warpSpecialize;
   convert.gemmOverlap = options.warpSpecialize && options.gemmOverlap;
   // Not for persistent kernels: their consumers get 8 registers fewer (the producer keeps 40
@@ -96,6 +97,8 @@ std::string metaattn::tuningArch(llvm::StringRef target, const PipelineOptions &
     arch += "+no-group-guards";
   if (!options.axisReads)
     arch += "+no-axis-reads";
+  if (!options.idBounds)
+    arch += "+no-id-bounds";
   if (options.chunkKernels == PipelineOptions::ChunkKernels::fused)
     arch += "+fused-chunks";
   return arch;
@@ -176,6 +179,10 @@ struct LowerPipelineOptions : public PassPipelineOptions<LowerPipelineOptions> {
                          llvm::cl::desc("reads of inputs that vary along one axis of an element "
                                         "loop go through row or column vectors (default true)"),
                          llvm::cl::init(true)};
+  Option<bool> idBounds{*this, "id-bounds",
+                        llvm::cl::desc("tiles classified by the bounds of inputs with a plain "
+                                       "q or kv axis, document ids (default true)"),
+                        llvm::cl::init(true)};
   Option<bool> groupGuards{*this, "group-guards",
                            llvm::cl::desc("warp-specialised kernels: each consumer warpgroup "
                                           "skips the kv tiles its own rows do not see "
@@ -214,6 +221,7 @@ void metaattn::registerMetaAttnPipelines() {
         options.stagedOutput = cl.stagedOutput;
         options.groupGuards = cl.groupGuards;
         options.axisReads = cl.axisReads;
+        options.idBounds = cl.idBounds;
         buildAttnToTilePipeline(pm, options);
       });
 }

@@ -1,4 +1,9 @@
 // RUN: metaattn-opt %s -split-input-file -attn-mask-analysis -attn-online-normalize -convert-attn-to-tile="block-m=64 block-n=64" | FileCheck %s
+// RUN: metaattn-opt %s -split-input-file -attn-mask-analysis -attn-online-normalize -convert-attn-to-tile="block-m=64 block-n=64 id-bounds=false" | FileCheck %s --check-prefix=OFF
+
+// With id-bounds=false (metaattn-run --id-bounds=false) no bounds are read: every tile is
+// visited and masked.
+// OFF-NOT: tile.read_bounds
 
 // A document mask compares a query's id with a key's id ("b,q" and "b,kv"). Each visited kv
 // tile is classified from the bounds of the ids of its rows [lo, hi] and of its keys

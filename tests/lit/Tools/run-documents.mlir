@@ -9,6 +9,7 @@
 // RUN: metaattn-run %S/../../../frontend/variants/document_mask.mlir --device=cpu --batch=1 --seq-q=65 --seq-kv=257 --documents=4 | FileCheck %s
 // RUN: metaattn-run %S/../../../frontend/variants/document_mask.mlir --device=cpu --batch=1 --seq-q=257 --seq-kv=65 --documents=2 | FileCheck %s
 // RUN: metaattn-run %S/../../../frontend/variants/document_mask.mlir --device=cpu --batch=1 --seq-q=1 --seq-kv=130 --documents=2 | FileCheck %s
+// RUN: metaattn-run %S/../../../frontend/variants/document_mask.mlir --device=cpu --batch=1 --seq-q=200 --seq-kv=200 --documents=3 --id-bounds=false | FileCheck %s
 // RUN: metaattn-run %S/../../../frontend/variants/document_mask.mlir --device=cpu --batch=2 --seq-q=77 --seq-kv=130 | FileCheck %s --check-prefix=DEFAULT
 // RUN: not metaattn-run %S/../../../frontend/variants/document_mask.mlir --device=cpu --documents=0 2>&1 | FileCheck %s --check-prefix=BAD
 

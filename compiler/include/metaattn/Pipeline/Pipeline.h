@@ -113,6 +113,10 @@ struct PipelineOptions {
   /// query or key ids) are read once per row or column of the thread's elements into a
   /// register vector (tile-hoist-axis-reads).
   bool axisReads = true;
+  /// Tiles are classified by the bounds of custom inputs with a plain q or kv axis (a document
+  /// mask's ids): skipped where the query and key ids cannot meet, unmasked where they are
+  /// one document (tile.read_bounds).
+  bool idBounds = true;
 };
 
 /// The key length from which compileAttentionFunctions launches a function's long-keys plan

@@ -202,8 +202,8 @@ void KernelBuilder::buildLoopBody(Value j) {
     Type inputElt = cast<RankedTensorType>(op.getInputs()[i].getType()).getElementType();
     boxInputs.push_back({inputParams[i], inputElt, std::move(dims)});
   }
-  BoolInterval cls =
-      classifyMaskOverBox(b, loc, op.getMask(), box, boxInputs, BoxTiling{cfg.blockM, bn});
+  BoolInterval cls = classifyMaskOverBox(b, loc, op.getMask(), box, boxInputs,
+                                         BoxTiling{cfg.blockM, bn}, cfg.idBounds);
   Value yes = b.create<arith::ConstantIntOp>(loc, b.getI1Type(), 1);
   Value inBounds =
       b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::sle, add(kv0, idx(bn)), seqKv);

@@ -14,7 +14,8 @@ namespace {
 
 class IntervalEmitter {
 public:
-  IntervalEmitter(OpBuilder &b, Location loc) : b(b), loc(loc) {}
+  IntervalEmitter(OpBuilder &b, Location loc, bool boundPlainAxes)
+      : b(b), loc(loc), boundPlainAxes(boundPlainAxes) {}
 
   BoolInterval run(Region &mask, ArrayRef<IndexInterval> indexArgs, ArrayRef<BoxInput> inputs,
                    BoxTiling tiling) {
@@ -63,7 +64,8 @@ private:
       if (!axis.isBlock()) {
         // A plain q or kv axis: the input's bounds over the box's range (ids of documents).
         // Only one such axis, and only types the targets print.
-        if (varying || !(input.elementType.isInteger(32) || input.elementType.isInteger(64)))
+        if (!boundPlainAxes || varying ||
+            !(input.elementType.isInteger(32) || input.elementType.isInteger(64)))
           return {};
         varying = indices.size();
         varyingLast = range.hi;
@@ -264,6 +266,7 @@ private:
 
   OpBuilder &b;
   Location loc;
+  bool boundPlainAxes;
   llvm::DenseMap<Value, IndexInterval> ints;
   llvm::DenseMap<Value, BoolInterval> bools;
 };
@@ -272,6 +275,7 @@ private:
 
 BoolInterval metaattn::classifyMaskOverBox(OpBuilder &b, Location loc, Region &mask,
                                            ArrayRef<IndexInterval> indexArgs,
-                                           ArrayRef<BoxInput> inputs, BoxTiling tiling) {
-  return IntervalEmitter(b, loc).run(mask, indexArgs, inputs, tiling);
+                                           ArrayRef<BoxInput> inputs, BoxTiling tiling,
+                                           bool boundPlainAxes) {
+  return IntervalEmitter(b, loc, boundPlainAxes).run(mask, indexArgs, inputs, tiling);
 }

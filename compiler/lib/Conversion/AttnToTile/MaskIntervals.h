@@ -58,9 +58,11 @@ struct BoolInterval {
 /// along that axis: tiles whose query and key ids cannot meet are skipped, those whose ids
 /// are all one document unmasked. Inputs with two plain axes, float inputs, or an empty
 /// `inputs` stay unknown.
+/// `boundPlainAxes` false leaves inputs with a plain q or kv axis unknown (no bounds read).
 BoolInterval classifyMaskOverBox(mlir::OpBuilder &b, mlir::Location loc, mlir::Region &mask,
                                  llvm::ArrayRef<IndexInterval> indexArgs,
-                                 llvm::ArrayRef<BoxInput> inputs = {}, BoxTiling tiling = {});
+                                 llvm::ArrayRef<BoxInput> inputs = {}, BoxTiling tiling = {},
+                                 bool boundPlainAxes = true);
 
 /// Whether every value the attention's elementwise region (arguments: score, shift, then the
 /// region arguments of the score) yields is 0 when the score is -inf and the shift finite, for

@@ -658,57 +658,42 @@ FailureOr<EmittedKernel> metaattn::emitCuda(KernelOp kernel) {
     os
         // tile.read_bounds: the lanes of a whole warp split the range and combine their bounds
         // (every warp computes them, so every thread has them); a partial warp's lanes each read
-        // all of it. Elements outside the tensor read as 0, as in metaattn_read; the fixed
-        // indices are checked once.
+        // all of it.
         << "template <class T, int R>\n"
         << "[[maybe_unused]] static __device__ __forceinline__ void metaattn_read_bounds(\n"
         << "    const metaattn::dev::TensorRef<R>& t, const long long (&first)[R], int axis,\n"
         << "    long long last, T& lo, T& hi) {\n"
         << "  constexpr T kMax = T(~0ull >> (65 - 8 * sizeof(T)));\n"
         << "  lo = kMax;\n  hi = -kMax - 1;\n"
-        << "  long long offset = 0;\n  bool inside = true;\n"
+        << "  long long i[R];\n"
         << "#pragma unroll\n"
-        << "  for (int d = 0; d < R; ++d) {\n"
-        << "    if (d == axis) continue;\n"
-        << "    inside = inside && (unsigned long long)first[d] < (unsigned long long)t.sizes[d];\n"
-        << "    offset += d == R - 1 ? first[d] : first[d] * t.strides[d];\n"
-        << "  }\n"
-        << "  const T* const p = static_cast<const T*>(t.data) + offset;\n"
-        << "  const long long stride = axis == R - 1 ? 1 : t.strides[axis];\n"
-        << "  const long long size = t.sizes[axis];\n"
-        << "  const long long from = first[axis] < 0 ? 0 : first[axis];\n"
-        << "  const long long to = !inside ? from - 1 : last < size ? last : size - 1;\n"
-        << "  const bool zero = first[axis] <= last && (!inside || first[axis] < 0 || last >= "
-           "size);\n"
+        << "  for (int d = 0; d < R; ++d) i[d] = first[d];\n"
         << "  const bool warp = __activemask() == 0xffffffffu;\n"
-        << "  const int lane = warp ? threadIdx.x % 32 : 0, step = warp ? 32 : 1;\n"
+        << "  const int step = warp ? 32 : 1;\n"
         // Four loads in flight per lane before any is used: a tile's 128 ids cost one memory
-        // latency, not four in a row.
-        << "  for (long long k = from + lane; k <= to; k += 4 * step) {\n"
+        // latency, not four in a row. (Also prefetching the next range into L1 and checking
+        // the fixed indices once ran 5-13% slower on the H100: results/documents_prefetch_*.)
+        << "  for (long long base = first[axis] + (warp ? threadIdx.x % 32 : 0); base <= last;\n"
+        << "       base += 4 * step) {\n"
         << "    T v[4];\n"
         << "#pragma unroll\n"
-        << "    for (int u = 0; u < 4; ++u)\n"
-        << "      v[u] = k + u * step <= to ? p[(k + u * step) * stride] : T{};\n"
+        << "    for (int u = 0; u < 4; ++u) {\n"
+        << "      i[axis] = base + u * step;\n"
+        << "      v[u] = i[axis] <= last ? metaattn_read<T, R>(t, i) : T{};\n"
+        << "    }\n"
         << "#pragma unroll\n"
         << "    for (int u = 0; u < 4; ++u) {\n"
-        << "      if (k + u * step > to) break;\n"
+        << "      if (base + u * step > last) break;\n"
         << "      lo = v[u] < lo ? v[u] : lo;\n      hi = v[u] > hi ? v[u] : hi;\n    }\n  }\n"
-        << "  if (zero) {\n    lo = lo < T{} ? lo : T{};\n    hi = hi > T{} ? hi : T{};\n  }\n"
         << "  if (!warp) return;\n"
-        // The range right after this one is where a kv loop reads next: its lines are fetched
-        // into L1 now (one lane per 32 elements), so that read waits for L1, not L2.
-        << "  const long long next = last + 1 + 32ll * lane;\n"
-        << "  if (inside && next >= 0 && next < size && next - last <= last - first[axis] + 1)\n"
-        << "    asm volatile(\"prefetch.global.L1 [%0];\" ::\"l\"(p + next * stride));\n"
         << "  if constexpr (sizeof(T) == 4) {\n"
         << "    lo = __reduce_min_sync(0xffffffffu, lo);\n"
         << "    hi = __reduce_max_sync(0xffffffffu, hi);\n"
         << "  } else {\n"
         << "#pragma unroll\n"
         << "    for (int o = 16; o > 0; o /= 2) {\n"
-        << "      const T l = __shfl_xor_sync(0xffffffffu, lo, o), h = "
-           "__shfl_xor_sync(0xffffffffu, "
-           "hi, o);\n"
+        << "      const T l = __shfl_xor_sync(0xffffffffu, lo, o);\n"
+        << "      const T h = __shfl_xor_sync(0xffffffffu, hi, o);\n"
         << "      lo = l < lo ? l : lo;\n      hi = h > hi ? h : hi;\n    }\n  }\n}\n";
   os << "\n"
      // A warp-specialised kernel runs one block per SM: its register budget is the whole file.

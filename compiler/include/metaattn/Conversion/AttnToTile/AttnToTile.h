@@ -32,6 +32,9 @@ struct TileConfig {
   /// the row maximum of them and apply c where the maximum and the scores are used, so that
   /// exp(c·s − c·m) is one fma per element (no pass scaling the scores).
   bool foldScoreScale = true;
+  /// Classify tiles by the bounds of custom inputs with a plain q or kv axis (document ids,
+  /// tile.read_bounds); off, such inputs leave every tile partial.
+  bool idBounds = true;
   /// Whether tile-gemm-overlap, when it runs, should overlap this kernel's gemms (false:
   /// the kernel gets tile.no_gemm_overlap).
   bool gemmOverlap = true;

@@ -74,6 +74,9 @@ def ConvertAttnToTile : Pass<"convert-attn-to-tile", "::mlir::ModuleOp"> {
            "whose producer reloads that tile, a tile of its own where shared memory has room">,
     Option<"persistent", "persistent", "bool", "false",
            "the kernels will be persistent (tile-warp-specialize persistent)">,
+    Option<"idBounds", "id-bounds", "bool", "true",
+           "attn.attention: a custom integer input with a plain q or kv axis (a document "
+           "mask's ids) is bounded over each tile (tile.read_bounds) to skip or unmask it">,
     Option<"foldScoreScale", "fold-score-scale", "bool", "true",
            "attn.attention with a score s * c (c > 0) and the score as its shift: raw scores, "
            "c applied with the maximum (one fma per exponent); wgmma targets only">,
