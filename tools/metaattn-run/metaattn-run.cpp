@@ -229,6 +229,12 @@ static cl::opt<bool> idBoundsOpt(
              "meet, unmasked inside one document (default true)"),
     cl::init(true));
 
+static cl::opt<bool> prefetchBoundsOpt(
+    cl::cat(runCategory), "prefetch-bounds",
+    cl::desc("the next kv tile's id bounds are read behind the current tile's score gemm and "
+             "carried through the loop (tile-prefetch-bounds; default false: not yet timed)"),
+    cl::init(false));
+
 static int runMain(int argc, char **argv) {
   // --help lists this tool's options, not every option the linked LLVM libraries register.
   cl::HideUnrelatedOptions(runCategory);
@@ -277,6 +283,7 @@ static int runMain(int argc, char **argv) {
   options.pipeline.groupGuards = groupGuardsOpt;
   options.pipeline.axisReads = axisReadsOpt;
   options.pipeline.idBounds = idBoundsOpt;
+  options.pipeline.prefetchBounds = prefetchBoundsOpt;
   options.pipeline.stagedOutput = stagedOutputOpt;
   options.pipeline.tuningFile = tuningFileOpt.empty() ? defaultTuningFile() : tuningFileOpt;
   if ((autotuneOpt || recordTuningOpt) && options.pipeline.tuningFile.empty()) {

@@ -75,6 +75,8 @@ void metaattn::buildAttnToTilePipeline(OpPassManager &pm, const PipelineOptions 
     kernels.addPass(tile::createTileGroupGuards());
   kernels.addPass(tile::createTilePipelineExpand());
   kernels.addPass(tile::createTileHoistInvariantReads());
+  if (options.prefetchBounds)
+    kernels.addPass(tile::createTilePrefetchBounds());
   if (options.axisReads)
     kernels.addPass(tile::createTileHoistAxisReads());
   kernels.addPass(createCanonicalizerPass());
@@ -99,6 +101,8 @@ std::string metaattn::tuningArch(llvm::StringRef target, const PipelineOptions &
     arch += "+no-axis-reads";
   if (!options.idBounds)
     arch += "+no-id-bounds";
+  if (options.prefetchBounds)
+    arch += "+prefetch-bounds";
   if (options.chunkKernels == PipelineOptions::ChunkKernels::fused)
     arch += "+fused-chunks";
   return arch;
@@ -183,6 +187,10 @@ struct LowerPipelineOptions : public PassPipelineOptions<LowerPipelineOptions> {
                         llvm::cl::desc("tiles classified by the bounds of inputs with a plain "
                                        "q or kv axis, document ids (default true)"),
                         llvm::cl::init(true)};
+  Option<bool> prefetchBounds{*this, "prefetch-bounds",
+                              llvm::cl::desc("a kv tile's id bounds are read one iteration "
+                                             "early, behind the score gemm (default false)"),
+                              llvm::cl::init(false)};
   Option<bool> groupGuards{*this, "group-guards",
                            llvm::cl::desc("warp-specialised kernels: each consumer warpgroup "
                                           "skips the kv tiles its own rows do not see "
@@ -222,6 +230,7 @@ void metaattn::registerMetaAttnPipelines() {
         options.groupGuards = cl.groupGuards;
         options.axisReads = cl.axisReads;
         options.idBounds = cl.idBounds;
+        options.prefetchBounds = cl.prefetchBounds;
         buildAttnToTilePipeline(pm, options);
       });
 }

@@ -10,6 +10,11 @@
 // RUN: metaattn-run %S/../../../frontend/variants/document_mask.mlir --device=cpu --batch=1 --seq-q=257 --seq-kv=65 --documents=2 | FileCheck %s
 // RUN: metaattn-run %S/../../../frontend/variants/document_mask.mlir --device=cpu --batch=1 --seq-q=1 --seq-kv=130 --documents=2 | FileCheck %s
 // RUN: metaattn-run %S/../../../frontend/variants/document_mask.mlir --device=cpu --batch=1 --seq-q=200 --seq-kv=200 --documents=3 --id-bounds=false | FileCheck %s
+// With --prefetch-bounds (tile-prefetch-bounds) the key ids' bounds of tile j + 1 are read in
+// iteration j, also in the persistent kernel and on the mma.sync path (where nothing moves).
+// RUN: metaattn-run %S/../../../frontend/variants/document_mask.mlir --device=cpu --batch=2 --seq-q=333 --seq-kv=200 --documents=3 --prefetch-bounds | FileCheck %s
+// RUN: metaattn-run %S/../../../frontend/variants/document_mask.mlir --device=cpu --batch=1 --seq-q=129 --seq-kv=400 --documents=4 --prefetch-bounds --persistent | FileCheck %s
+// RUN: metaattn-run %S/../../../frontend/variants/document_mask.mlir --device=cpu --batch=1 --seq-q=200 --seq-kv=130 --documents=2 --prefetch-bounds --target=sm_80 | FileCheck %s
 // RUN: metaattn-run %S/../../../frontend/variants/document_mask.mlir --device=cpu --batch=2 --seq-q=77 --seq-kv=130 | FileCheck %s --check-prefix=DEFAULT
 // RUN: not metaattn-run %S/../../../frontend/variants/document_mask.mlir --device=cpu --documents=0 2>&1 | FileCheck %s --check-prefix=BAD
 

@@ -117,6 +117,9 @@ struct PipelineOptions {
   /// mask's ids): skipped where the query and key ids cannot meet, unmasked where they are
   /// one document (tile.read_bounds).
   bool idBounds = true;
+  /// A kv tile's id bounds are read one iteration early, behind the previous tile's score
+  /// gemm (tile-prefetch-bounds). Off until timed on the GPU.
+  bool prefetchBounds = false;
 };
 
 /// The key length from which compileAttentionFunctions launches a function's long-keys plan

@@ -214,11 +214,30 @@ def TileHoistInvariantReads : Pass<"tile-hoist-invariant-reads", "::metaattn::ti
     bias, an ALiBi slope) is then loaded once per kv tile instead of in each element loop and
     mask branch. Reads are total (zero outside the tensor's sizes), so moving one out of a
     branch is safe. Loops (`scf.for`) and the regions of other ops (`tile.warp_specialize`)
-    are not crossed: a value held across the kv loop costs a register for all of it.
+    are not crossed: a value held across the kv loop costs a register for all of it. Bounds
+    (`tile.read_bounds`), two registers that cost a warp's loads and reductions each time,
+    do leave loops whose iterations do not change them (a block's query ids).
 
     Before: `scf.if %full { tile.parallel ... { %b = tile.read %bias[%h] ... } } else {...}`.
     After: `%b = tile.read %bias[%h]` followed by `scf.if %full { tile.parallel ... } ...`.
   }];
+}
+
+def TilePrefetchBounds : Pass<"tile-prefetch-bounds", "::metaattn::tile::KernelOp"> {
+  let summary = "Read each kv tile's id bounds one iteration early, behind the previous tile's score gemm";
+  let description = [{
+    A `tile.read_bounds` at the top of an `scf.for` body, whose operands pure ops compute
+    from the induction variable and values defined above the loop (a kv tile's key ids),
+    decides whether the iteration's guarded work runs; its loads and warp reductions then
+    sit in front of that work in every iteration. When the body has an `scf.if` after it
+    whose then-block issues an async gemm (`tile.gemm {async}`, the score gemm of a
+    warp-specialised consumer), the bounds of iteration i + 1 are computed in iteration i
+    instead: right after that gemm is issued (its work hides their latency) and in the
+    else-block, yielded by the `scf.if` and carried by the loop. The first iteration's
+    bounds are read before the loop. Reads are total, so the last iteration's read past
+    the loop's range is safe.
+  }];
+  let dependentDialects = ["::mlir::scf::SCFDialect", "::mlir::arith::ArithDialect"];
 }
 
 def TileHoistAxisReads : Pass<"tile-hoist-axis-reads", "::metaattn::tile::KernelOp"> {
