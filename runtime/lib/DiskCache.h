@@ -30,7 +30,7 @@
 
 namespace metaattn::rt::detail {
 
-constexpr uint32_t kDiskFormatVersion = 1;
+constexpr uint32_t kDiskFormatVersion = 2; // 2: checksum64 reads eight-byte words
 
 /// The outcome of reading an entry.
 struct DiskReadResult {

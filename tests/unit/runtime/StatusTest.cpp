@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <set>
 
 using namespace metaattn::rt;
 
@@ -88,6 +89,32 @@ TEST(HashTest, HexIsStableAnd32Digits) {
 TEST(HashTest, BoundariesMatter) {
   EXPECT_NE(Hasher().add("ab").add("c").finish(), Hasher().add("a").add("bc").finish());
   EXPECT_NE(Hasher().add("").finish(), Hasher().finish());
+}
+
+TEST(HashTest, WordsAndTailsBothCount) {
+  // Every prefix of a 70-byte string (whole words, whole 32-byte blocks and tails of each
+  // length) hashes and checksums differently, and the same bytes the same.
+  std::string text;
+  for (int i = 0; i < 70; ++i)
+    text.push_back(static_cast<char>('a' + i % 26));
+  std::set<std::string> keys;
+  std::set<uint64_t> sums;
+  for (size_t n = 0; n <= text.size(); ++n) {
+    std::string_view prefix = std::string_view(text).substr(0, n);
+    keys.insert(Hasher().add(prefix).finish().hex());
+    sums.insert(checksum64(prefix));
+    EXPECT_EQ(checksum64(prefix), checksum64(std::string(prefix)));
+  }
+  EXPECT_EQ(keys.size(), text.size() + 1);
+  EXPECT_EQ(sums.size(), text.size() + 1);
+  // A change in the last, tail byte and one in the first word both show.
+  std::string tail = text, head = text;
+  tail.back() ^= 1;
+  head.front() ^= 1;
+  EXPECT_NE(checksum64(tail), checksum64(text));
+  EXPECT_NE(checksum64(head), checksum64(text));
+  EXPECT_NE(Hasher().add(tail).finish(), Hasher().add(text).finish());
+  EXPECT_NE(Hasher().add(head).finish(), Hasher().add(text).finish());
 }
 
 TEST(HashTest, ChecksumDetectsOneBitFlips) {
