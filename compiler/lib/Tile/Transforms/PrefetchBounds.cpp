@@ -35,7 +35,8 @@ FailureOr<SmallVector<Operation *>> operandSlice(ReadBoundsOp bounds, scf::ForOp
   SmallVector<Value> worklist(bounds->getOperands());
   while (!worklist.empty()) {
     Value value = worklist.pop_back_val();
-    if (value == loop.getInductionVar() || !loop->isAncestor(value.getParentRegion()->getParentOp()))
+    if (value == loop.getInductionVar() ||
+        !loop->isAncestor(value.getParentRegion()->getParentOp()))
       continue;
     Operation *def = value.getDefiningOp();
     if (!def || def->getBlock() != body || def->getNumRegions() != 0 || !isPure(def))
@@ -77,7 +78,7 @@ bool prefetch(ReadBoundsOp bounds, scf::ForOp loop) {
   scf::IfOp guard;
   for (Operation *op = bounds->getNextNode(); op && !guard; op = op->getNextNode())
     if (auto candidate = dyn_cast<scf::IfOp>(op); candidate && candidate->getNumResults() == 0 &&
-                                                    firstAsyncGemm(candidate.getThenRegion().front()))
+                                                  firstAsyncGemm(candidate.getThenRegion().front()))
       guard = candidate;
   if (!guard)
     return false;
@@ -132,8 +133,8 @@ bool prefetch(ReadBoundsOp bounds, scf::ForOp loop) {
     return false;
   auto newLoop = cast<scf::ForOp>(grown->getOperation());
   unsigned n = newLoop.getRegionIterArgs().size();
-  rewriter.replaceOp(bounds, ValueRange{newLoop.getRegionIterArgs()[n - 2],
-                                        newLoop.getRegionIterArgs()[n - 1]});
+  rewriter.replaceOp(
+      bounds, ValueRange{newLoop.getRegionIterArgs()[n - 2], newLoop.getRegionIterArgs()[n - 1]});
   return true;
 }
 
