@@ -10,7 +10,8 @@
 //   24      8     cubin size
 //   32      8     ptx size
 //   40      8     log size
-//   48      8     checksum64(key + arch + cubin + ptx + log)
+//   48      8     checksum64 of the five sections' checksum64 values (8 bytes each, little-
+//                 endian, in the order key, arch, cubin, ptx, log)
 //   56      ...   key, arch, cubin, ptx, log
 //
 // The file size must match the sizes exactly. Files are written to a temporary name in the same
@@ -30,7 +31,8 @@
 
 namespace metaattn::rt::detail {
 
-constexpr uint32_t kDiskFormatVersion = 2; // 2: checksum64 reads eight-byte words
+/// 2: checksum64 reads eight-byte words, and the payload's checksum combines the sections'.
+constexpr uint32_t kDiskFormatVersion = 2;
 
 /// The outcome of reading an entry.
 struct DiskReadResult {
