@@ -108,3 +108,23 @@ tile.kernel @unknown_outputs(%kdoc: !tile.tensor<?xi32>) attributes {grid = arra
   }
   tile.return
 }
+
+// -----
+
+// Reads nothing uses (a weights loop that no longer tests the mask still has its ids read)
+// are erased, not turned into vectors filled for nobody.
+// CHECK-LABEL: tile.kernel @unused
+// CHECK-NOT: tile.read
+// CHECK-NOT: #tile.layout<"col"
+// CHECK: tile.return
+tile.kernel @unused(%kdoc: !tile.tensor<?x?xi32>) attributes {grid = array<i64: -1, 0, 1, -1, 0, 1, -1, 0, 1>, threads = 128 : i64, tile.outputs = array<i64>} {
+  %b = tile.block_id 1
+  %f = tile.alloc {layout = #tile.layout<"mma", warps = 4>} : memref<64x32xf32, #tile.space<fragment>>
+  tile.parallel (%i, %k) in [64, 32] {
+    %x = memref.load %f[%i, %k] : memref<64x32xf32, #tile.space<fragment>>
+    %d = tile.read %kdoc[%b, %k] : <?x?xi32> -> i32
+    %y = math.exp %x : f32
+    memref.store %y, %f[%i, %k] : memref<64x32xf32, #tile.space<fragment>>
+  }
+  tile.return
+}

@@ -134,7 +134,14 @@ struct TileHoistAxisReadsPass
         continue;
       llvm::DenseMap<Value, unsigned> memo;
       SmallVector<std::pair<ReadOp, unsigned>> reads;
+      SmallVector<ReadOp> unused;
       par.getBody().walk([&](ReadOp read) {
+        // A read nothing uses (a mask's ids where the weights no longer test the mask) goes,
+        // rather than becoming a vector filled for nobody.
+        if (read.getResult().use_empty()) {
+          unused.push_back(read);
+          return;
+        }
         if (outputs.contains(read.getTensor()))
           return;
         unsigned mask = 0;
@@ -148,6 +155,8 @@ struct TileHoistAxisReadsPass
         if (mask == 1u || mask == 2u)
           reads.push_back({read, mask == 1u ? 0u : 1u});
       });
+      for (ReadOp read : unused)
+        read.erase();
       SmallVector<Vector> &vectors = filled[par->getBlock()];
       for (unsigned axis : {0u, 1u}) {
         // Each read takes a vector of the block that holds the same read, or a fresh one
