@@ -101,6 +101,9 @@ int main(int argc, char **argv) {
   frontend::SoftcapOptions softcap;
   static_cast<frontend::VariantOptions &>(softcap) = small;
   softcap.causal = true;
+  frontend::DocumentMaskOptions documents;
+  static_cast<frontend::VariantOptions &>(documents) = small;
+  documents.causal = true;
   const Variant variants[] = {
       {"causal_mha_d64", "causal softmax, 4 heads, D = 64",
        from(frontend::softmaxAttention(softmax(4, 4, 64, 64, true)))},
@@ -116,6 +119,10 @@ int main(int argc, char **argv) {
        from(frontend::softcapAttention(softcap))},
       {"differential_causal", "differential attention: two softmaxes combined with λ per head",
        from(frontend::differentialAttention(small, /*causal=*/true))},
+      {"document_mask_causal",
+       "causal softmax within documents (3 per sequence, sorted ids): kv tiles across "
+       "documents skipped, tiles inside one unmasked",
+       from(frontend::documentMaskAttention(documents))},
       {"gated_retention", "linear attention with a decay per token (chunked, two kernels)",
        from(frontend::gatedRetention(linear(4, 4, 64, 64)))},
       {"mamba2_ssd", "Mamba2 SSD: one group of B/C for 4 heads, state 64, head dim 32",
@@ -125,6 +132,7 @@ int main(int argc, char **argv) {
   options.batch = 2;
   options.seqQ = device == "gpu" ? 1000 : 77;
   options.seqKv = device == "gpu" ? 1234 : 130;
+  options.documents = 3; // the document mask's ids (no other variant has id inputs)
 
   DialectRegistry registry;
   registerMetaAttnDialects(registry);
