@@ -140,6 +140,7 @@ LogicalResult run::makeProblem(func::FuncOp func, const RunOptions &options, Pro
     error = "--load-inputs needs a function of one attention whose first arguments are q, k, v";
     return failure();
   }
+  bool drewDocuments = false;
   for (BlockArgument arg : func.getArguments()) {
     unsigned i = arg.getArgNumber();
     std::vector<int64_t> shape;
@@ -173,6 +174,7 @@ LogicalResult run::makeProblem(func::FuncOp func, const RunOptions &options, Pro
                })) {
       std::vector<int64_t> lengths;
       tensor = makeDocumentIds(shape, axes, options.documents, options.seed, lengths);
+      drewDocuments = true;
       std::string note = "document ids (argument #" + std::to_string(i) +
                          "): " + std::to_string(options.documents) +
                          " documents, sorted along the sequence; the first one's lengths";
@@ -196,6 +198,9 @@ LogicalResult run::makeProblem(func::FuncOp func, const RunOptions &options, Pro
     }
     problem.operands.push_back(std::move(tensor));
   }
+  if (options.documents > 0 && !drewDocuments)
+    problem.notes.push_back("--documents: no i32 input indexed by a plain q or kv axis, so no "
+                            "document ids were drawn");
   // Results: [B, Sq, H, Dv] outputs, [B, H, Sq] row statistics, [B, H, Dk, Dv] final states
   // (only the batch is dynamic there).
   auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
@@ -227,7 +232,7 @@ LogicalResult run::makeProblem(func::FuncOp func, const RunOptions &options, Pro
 HostTensor run::makeDocumentIds(ArrayRef<int64_t> shape, ArrayRef<attn::InputAxis> axes,
                                 int64_t documents, uint64_t seed, std::vector<int64_t> &lengths) {
   HostTensor ids = HostTensor::random(shape, DType::i32, seed, 0, static_cast<double>(documents));
-  lengths.assign(documents, 0);
+  lengths.clear();
   int axis = -1;
   for (auto [a, dim] : llvm::enumerate(axes))
     if ((dim.dim == attn::InputDim::Q || dim.dim == attn::InputDim::KV) && !dim.isBlock())
@@ -248,9 +253,13 @@ HostTensor run::makeDocumentIds(ArrayRef<int64_t> shape, ArrayRef<attn::InputAxi
       llvm::sort(run);
       for (int64_t k = 0; k < n; ++k)
         ids.setAt(base + k * inner, run[k]);
+      // The first sequence's documents, as runs of equal ids (empty documents have none).
       if (base == 0)
-        for (double id : run)
-          ++lengths[static_cast<int64_t>(id)];
+        for (int64_t k = 0; k < n; ++k) {
+          if (k == 0 || run[k] != run[k - 1])
+            lengths.push_back(0);
+          ++lengths.back();
+        }
     }
   return ids;
 }

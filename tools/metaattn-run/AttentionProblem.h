@@ -59,8 +59,8 @@ mlir::LogicalResult makeProblem(mlir::func::FuncOp func, const RunOptions &optio
 /// Document ids (i32) of `shape` for `documents` documents: values drawn from [0, documents)
 /// with `seed`, sorted along the last plain q or kv axis of `axes` (unsorted when there is
 /// none). Inputs of one shape drawn with one seed get the same ids, so the query and key ids
-/// of equal lengths describe the same documents. `lengths` gets the length of each document
-/// in the first sequence (the first run along that axis).
+/// of equal lengths describe the same documents. `lengths` gets the lengths of the non-empty
+/// documents of the first sequence (the first run along that axis), in order.
 HostTensor makeDocumentIds(llvm::ArrayRef<int64_t> shape, llvm::ArrayRef<attn::InputAxis> axes,
                            int64_t documents, uint64_t seed, std::vector<int64_t> &lengths);
 

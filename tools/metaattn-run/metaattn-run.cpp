@@ -28,6 +28,7 @@
 #include "llvm/Support/ToolOutputFile.h"
 
 #include <fstream>
+#include <limits>
 #include <new>
 
 using namespace mlir;
@@ -301,8 +302,9 @@ static int runMain(int argc, char **argv) {
     return 1;
   }
 
-  if (documentsOpt.getNumOccurrences() && options.documents < 1) {
-    llvm::errs() << "metaattn-run: --documents must be at least 1\n";
+  if (documentsOpt.getNumOccurrences() &&
+      (options.documents < 1 || options.documents > std::numeric_limits<int32_t>::max())) {
+    llvm::errs() << "metaattn-run: --documents must be in [1, 2^31 - 1] (the ids are i32)\n";
     return 1;
   }
 

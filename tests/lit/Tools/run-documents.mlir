@@ -17,6 +17,9 @@
 // RUN: metaattn-run %S/../../../frontend/variants/document_mask.mlir --device=cpu --batch=1 --seq-q=200 --seq-kv=130 --documents=2 --prefetch-bounds --target=sm_80 | FileCheck %s
 // RUN: metaattn-run %S/../../../frontend/variants/document_mask.mlir --device=cpu --batch=2 --seq-q=77 --seq-kv=130 | FileCheck %s --check-prefix=DEFAULT
 // RUN: not metaattn-run %S/../../../frontend/variants/document_mask.mlir --device=cpu --documents=0 2>&1 | FileCheck %s --check-prefix=BAD
+// RUN: not metaattn-run %S/../../../frontend/variants/document_mask.mlir --device=cpu --documents=4294967296 2>&1 | FileCheck %s --check-prefix=BAD
+// A function without id inputs says that --documents drew nothing.
+// RUN: metaattn-run %S/../../../frontend/variants/softcap.mlir --device=cpu --batch=1 --seq-q=65 --documents=2 | FileCheck %s --check-prefix=NONE
 
 // CHECK-LABEL: document_mask_causal (B=
 // The lengths are also benchmarks/bench_variants.py's document_ids() (its --selftest).
@@ -30,4 +33,7 @@
 // DEFAULT-NOT: document ids
 // DEFAULT: PASS document_mask_causal
 
-// BAD: metaattn-run: --documents must be at least 1
+// BAD: metaattn-run: --documents must be in [1, 2^31 - 1] (the ids are i32)
+
+// NONE: --documents: no i32 input indexed by a plain q or kv axis, so no document ids were drawn
+// NONE: PASS
