@@ -44,8 +44,8 @@ uint64_t payloadChecksum(std::initializer_list<std::string_view> sections) {
 } // namespace
 
 // The header first, then each section straight into its own string: one allocation and one
-// copy per section (a whole-file buffer grown by appends, then cut into sections, cost a
-// first call about three times its warm time in page faults and copies).
+// copy per section (a whole-file buffer grown by appends, then cut into sections, cost
+// several times as much: tools/scripts/cache_time.sh, benchmarks/RESULTS.md).
 DiskReadResult readDiskEntry(const std::string &path, std::string_view key) {
   DiskReadResult result;
   std::FILE *file = std::fopen(path.c_str(), "rb");

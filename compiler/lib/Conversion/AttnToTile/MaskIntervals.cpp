@@ -48,7 +48,7 @@ private:
     Value valid;
     std::optional<unsigned> varying; // the plain axis that varies, read as bounds
     Value varyingLast;
-    for (auto [pos, axis] : llvm::enumerate(input.axes)) {
+    for (const attn::InputAxis &axis : input.axes) {
       bool isQ = axis.dim == attn::InputDim::Q;
       const IndexInterval &range =
           box[static_cast<unsigned>(axis.dim == attn::InputDim::B   ? attn::IndexArg::B

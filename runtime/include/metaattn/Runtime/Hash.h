@@ -1,7 +1,8 @@
 //===- Hash.h - 128-bit content hashes for cache keys -----------*- C++ -*-===//
 //
-// Kernel cache keys are 128-bit hashes made of two independent 64-bit hashes (FNV-1a and a
-// multiply-rotate hash, each finished with a 64-bit avalanche), printed as 32 hex digits. Not
+// Kernel cache keys are 128-bit hashes made of two independent 64-bit hashes (FNV-style and
+// multiply-rotate chains over eight-byte words, then the tail bytes, each finished with a
+// 64-bit avalanche), printed as 32 hex digits. Not
 // cryptographic: they name cache entries, which are also checked against the full stored key.
 //
 //===----------------------------------------------------------------------===//
