@@ -230,10 +230,17 @@ static cl::opt<bool> idBoundsOpt(
              "meet, unmasked inside one document (default true)"),
     cl::init(true));
 
+static cl::opt<bool> skipLoadsOpt(
+    cl::cat(runCategory), "skip-loads",
+    cl::desc("warp-specialised kernels: the producer evaluates an input-dependent kv tile "
+             "guard (document ids) and copies no tile the consumers skip (default false: "
+             "slower where nothing is skipped)"),
+    cl::init(false));
+
 static cl::opt<bool> prefetchBoundsOpt(
     cl::cat(runCategory), "prefetch-bounds",
     cl::desc("the next kv tile's id bounds are read behind the current tile's score gemm and "
-             "carried through the loop (tile-prefetch-bounds; default false: not yet timed)"),
+             "carried through the loop (tile-prefetch-bounds; default false: slower on the H200)"),
     cl::init(false));
 
 static int runMain(int argc, char **argv) {
@@ -285,6 +292,7 @@ static int runMain(int argc, char **argv) {
   options.pipeline.axisReads = axisReadsOpt;
   options.pipeline.idBounds = idBoundsOpt;
   options.pipeline.prefetchBounds = prefetchBoundsOpt;
+  options.pipeline.skipLoads = skipLoadsOpt;
   options.pipeline.stagedOutput = stagedOutputOpt;
   options.pipeline.tuningFile = tuningFileOpt.empty() ? defaultTuningFile() : tuningFileOpt;
   if ((autotuneOpt || recordTuningOpt) && options.pipeline.tuningFile.empty()) {

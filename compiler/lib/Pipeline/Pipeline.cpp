@@ -64,8 +64,9 @@ void metaattn::buildAttnToTilePipeline(OpPassManager &pm, const PipelineOptions 
   kernels.addPass(createCanonicalizerPass());
   kernels.addPass(tile::createTilePipelinePlan());
   if (options.warpSpecialize)
-    kernels.addPass(tile::createTileWarpSpecialize(
-        {target, /*verbose=*/false, /*persistent=*/options.persistent}));
+    kernels.addPass(tile::createTileWarpSpecialize({target, /*verbose=*/false,
+                                                    /*persistent=*/options.persistent,
+                                                    /*skipLoads=*/options.skipLoads}));
   if (options.warpSpecialize && options.gemmOverlap)
     kernels.addPass(tile::createTileGemmOverlap());
   if (options.warpSpecialize && options.pingpong)
@@ -103,6 +104,8 @@ std::string metaattn::tuningArch(llvm::StringRef target, const PipelineOptions &
     arch += "+no-id-bounds";
   if (options.prefetchBounds)
     arch += "+prefetch-bounds";
+  if (options.skipLoads)
+    arch += "+skip-loads";
   if (options.chunkKernels == PipelineOptions::ChunkKernels::fused)
     arch += "+fused-chunks";
   return arch;
@@ -187,10 +190,17 @@ struct LowerPipelineOptions : public PassPipelineOptions<LowerPipelineOptions> {
                         llvm::cl::desc("tiles classified by the bounds of inputs with a plain "
                                        "q or kv axis, document ids (default true)"),
                         llvm::cl::init(true)};
-  Option<bool> prefetchBounds{*this, "prefetch-bounds",
-                              llvm::cl::desc("a kv tile's id bounds are read one iteration "
-                                             "early, behind the score gemm (default false)"),
-                              llvm::cl::init(false)};
+  Option<bool> prefetchBounds{
+      *this, "prefetch-bounds",
+      llvm::cl::desc("a kv tile's id bounds are read one iteration "
+                     "early, behind the score gemm (default false: slower)"),
+      llvm::cl::init(false)};
+  Option<bool> skipLoads{*this, "skip-loads",
+                         llvm::cl::desc("warp-specialised kernels: the producer copies no kv "
+                                        "tile that an input-dependent guard (document ids) "
+                                        "skips (default false: slower where nothing is "
+                                        "skipped)"),
+                         llvm::cl::init(false)};
   Option<bool> groupGuards{*this, "group-guards",
                            llvm::cl::desc("warp-specialised kernels: each consumer warpgroup "
                                           "skips the kv tiles its own rows do not see "
@@ -231,6 +241,7 @@ void metaattn::registerMetaAttnPipelines() {
         options.axisReads = cl.axisReads;
         options.idBounds = cl.idBounds;
         options.prefetchBounds = cl.prefetchBounds;
+        options.skipLoads = cl.skipLoads;
         buildAttnToTilePipeline(pm, options);
       });
 }

@@ -8,11 +8,20 @@
 // RUN: metaattn-run %s --device=cpu --resource-report | FileCheck %s --check-prefix=NVRTC
 // RUN: metaattn-run %s --device=cpu --resource-report --target=sm_90 | FileCheck %s --check-prefix=NVRTC
 // RUN: metaattn-run %s --device=cpu --function=ids32 --batch=2 --seq-q=150 --seq-kv=150 --documents=3 | FileCheck %s --check-prefix=RAN
+// With skip-loads the producer evaluates the tile guard too: one warp runs it (the lanes split
+// the id loads of a lean helper that fits the producer's 24 registers), lane 0 announces the
+// bytes and issues the copies, and a skipped tile's stage gets an arrival announcing 0 bytes.
+// RUN: metaattn-opt %s --metaattn-lower="skip-loads=1" | metaattn-translate --tile-to-cuda | FileCheck %s --check-prefix=SKIP
+// RUN: metaattn-run %s --device=cpu --resource-report --skip-loads | FileCheck %s --check-prefix=SKIPNVRTC
+// RUN: metaattn-run %s --device=cpu --function=ids32 --batch=2 --seq-q=150 --seq-kv=300 --documents=3 --skip-loads | FileCheck %s --check-prefix=RAN
 
 // CHECK-LABEL: tile.kernel @ids32
-// CHECK: static __device__ __forceinline__ void metaattn_read_bounds(
+// CHECK: static __device__ __forceinline__ void metaattn_warp_bounds(
 // CHECK: __reduce_min_sync
 // CHECK: __shfl_xor_sync
+// CHECK: static __device__ __forceinline__ void metaattn_read_bounds(
+// CHECK: if (warp) metaattn_warp_bounds(lo, hi);
+// CHECK-NOT: metaattn_read_bounds_lean
 // The rows' ids are bounded once, before the kv loop; each tile's keys in the loop.
 // CHECK: metaattn_read_bounds<int>(input0, {{.*}}  // tile.read_bounds
 // CHECK: for (int
@@ -26,6 +35,28 @@
 // NVRTC-SAME: spills 0 B stored
 // NVRTC: resources ids64
 // NVRTC-SAME: spills 0 B stored
+
+// SKIP-LABEL: tile.kernel @ids32
+// SKIP: static __device__ __forceinline__ void metaattn_read_bounds_lean(
+// SKIP: if ((int)threadIdx.x < 288) {  // one warp
+// SKIP: if ((threadIdx.x & 31) == 0) metaattn::dev::tma::loadTile(
+// SKIP: __syncwarp();
+// SKIP-NEXT: int [[QLO:v[0-9]+]], [[QHI:v[0-9]+]];
+// SKIP-NEXT: metaattn_read_bounds_lean<int, 2, 2>(input0,
+// SKIP: for (int
+// SKIP: __syncwarp();
+// SKIP-NEXT: int [[LO:v[0-9]+]], [[HI:v[0-9]+]];
+// SKIP-NEXT: metaattn_read_bounds_lean<int, 2, 2>(input1,
+// SKIP: metaattn::dev::mbar::wait(
+// SKIP-NEXT: if ([[KEEP:v[0-9]+]]) {
+// SKIP-NEXT: if ((threadIdx.x & 31) == 0) metaattn::dev::mbar::arriveExpectTx({{.*}}, 16384);
+// SKIP: if ((threadIdx.x & 31) == 0) metaattn::dev::tma::loadTile(
+// SKIP-NEXT: } else {
+// SKIP-NEXT: if ((threadIdx.x & 31) == 0) metaattn::dev::mbar::arriveExpectTx({{.*}}, 0);
+// SKIP: } else {  // tile.warp_specialize consumer
+// SKIP: metaattn_read_bounds<int>(input1,
+// SKIPNVRTC: resources ids32
+// SKIPNVRTC-SAME: spills 0 B stored
 
 // RAN-NOT: FAIL
 // RAN: PASS ids32

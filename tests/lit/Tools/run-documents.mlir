@@ -15,6 +15,13 @@
 // RUN: metaattn-run %S/../../../frontend/variants/document_mask.mlir --device=cpu --batch=2 --seq-q=333 --seq-kv=200 --documents=3 --prefetch-bounds | FileCheck %s
 // RUN: metaattn-run %S/../../../frontend/variants/document_mask.mlir --device=cpu --batch=1 --seq-q=129 --seq-kv=400 --documents=4 --prefetch-bounds --persistent | FileCheck %s
 // RUN: metaattn-run %S/../../../frontend/variants/document_mask.mlir --device=cpu --batch=1 --seq-q=200 --seq-kv=130 --documents=2 --prefetch-bounds --target=sm_80 | FileCheck %s
+// With --skip-loads (tile-warp-specialize skip-loads) the producer copies no tile the block's
+// guard skips and arrives on its stage announcing 0 bytes: sorted and unsorted ids, the
+// persistent kernel (whose ring goes on across tiles), with --prefetch-bounds.
+// RUN: metaattn-run %S/../../../frontend/variants/document_mask.mlir --device=cpu --batch=2 --seq-q=333 --seq-kv=200 --documents=3 --skip-loads | FileCheck %s
+// RUN: metaattn-run %S/../../../frontend/variants/document_mask.mlir --device=cpu --batch=2 --seq-q=77 --seq-kv=300 --skip-loads | FileCheck %s
+// RUN: metaattn-run %S/../../../frontend/variants/document_mask.mlir --device=cpu --batch=1 --seq-q=129 --seq-kv=400 --documents=4 --skip-loads --persistent | FileCheck %s
+// RUN: metaattn-run %S/../../../frontend/variants/document_mask.mlir --device=cpu --batch=1 --seq-q=200 --seq-kv=257 --documents=5 --skip-loads --prefetch-bounds | FileCheck %s
 // RUN: metaattn-run %S/../../../frontend/variants/document_mask.mlir --device=cpu --batch=2 --seq-q=77 --seq-kv=130 | FileCheck %s --check-prefix=DEFAULT
 // RUN: not metaattn-run %S/../../../frontend/variants/document_mask.mlir --device=cpu --documents=0 2>&1 | FileCheck %s --check-prefix=BAD
 // RUN: not metaattn-run %S/../../../frontend/variants/document_mask.mlir --device=cpu --documents=4294967296 2>&1 | FileCheck %s --check-prefix=BAD

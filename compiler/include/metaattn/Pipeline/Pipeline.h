@@ -118,8 +118,13 @@ struct PipelineOptions {
   /// one document (tile.read_bounds).
   bool idBounds = true;
   /// A kv tile's id bounds are read one iteration early, behind the previous tile's score
-  /// gemm (tile-prefetch-bounds). Off until timed on the GPU.
+  /// gemm (tile-prefetch-bounds). Off: 4-13% slower on the H200 (benchmarks/RESULTS.md).
   bool prefetchBounds = false;
+  /// In warp-specialised kernels, the producer evaluates the kv loop's tile guard where it
+  /// reads kernel inputs (document ids) and copies no tile the consumers skip. Off: on the
+  /// H100 it runs 1.22-1.30x faster with 16-64 documents at S16k but 13-30% slower where
+  /// nothing is skipped (one document, unsorted ids); see benchmarks/RESULTS.md.
+  bool skipLoads = false;
 };
 
 /// The key length from which compileAttentionFunctions launches a function's long-keys plan

@@ -3,6 +3,8 @@
 // Prints tile.warp_specialize as a branch on the thread's warpgroup (with setmaxnreg), the
 // mbarrier ops as metaattn::dev::mbar calls and tile.tma_copy as metaattn::dev::tma::loadTile
 // through a tensor-map kernel parameter the runtime builds (runtime/device/metaattn/tma.cuh).
+// One producer thread issues the copies; a whole producer warp where the producer reads id
+// bounds (tile-warp-specialize skip-loads), lane 0 announcing bytes and issuing copies.
 //
 //===----------------------------------------------------------------------===//
 
@@ -57,6 +59,10 @@ LogicalResult Printer::printWarpSpecialize(WarpSpecializeOp op) {
   int64_t pool = std::min<int64_t>(255, kRegisterFile / (consumers + producerThreads) / 8 * 8) *
                  (consumers + producerThreads);
   auto kernel = op->getParentOfType<KernelOp>();
+  // One thread issues the copies; a whole warp where the producer reads id bounds (the
+  // lanes split those loads), lane 0 issuing the copies.
+  bool warp = false;
+  op.getProducer().walk([&](ReadBoundsOp) { warp = true; });
   int64_t producerLeast = kernel && kernel->hasAttr(kPersistentAttr) ? kPersistentProducerRegisters
                                                                      : kProducerRegisters;
   int64_t consumerRegisters = std::min<int64_t>(
@@ -71,9 +77,15 @@ LogicalResult Printer::printWarpSpecialize(WarpSpecializeOp op) {
     IndentScope scope(*this);
     if (shift)
       line() << ns << "wg::setMaxRegs<false, " << producerRegisters << ">();\n";
-    line() << "if ((int)threadIdx.x == " << consumers << ") {\n";
+    if (warp)
+      line() << "if ((int)threadIdx.x < " << consumers + 32 << ") {  // one warp\n";
+    else
+      line() << "if ((int)threadIdx.x == " << consumers << ") {\n";
     IndentScope inner(*this);
-    if (failed(printBlock(op.getProducer().front())))
+    producerWarp = warp;
+    LogicalResult result = printBlock(op.getProducer().front());
+    producerWarp = false;
+    if (failed(result))
       return failure();
   }
   line() << "  }\n";
@@ -118,7 +130,7 @@ LogicalResult Printer::printAsyncOp(Operation *op) {
     return success();
   }
   if (auto expect = dyn_cast<MbarrierExpectTxOp>(op)) {
-    line() << ns << "mbar::arriveExpectTx(&" << name(expect.getBarriers()) << "["
+    line() << lane0() << ns << "mbar::arriveExpectTx(&" << name(expect.getBarriers()) << "["
            << name(expect.getIndex()) << "], " << expect.getBytes()
            << ");  // tile.mbarrier_arrive_expect_tx\n";
     return success();
@@ -126,9 +138,9 @@ LogicalResult Printer::printAsyncOp(Operation *op) {
   if (auto copy = dyn_cast<TmaCopyOp>(op)) {
     line() << "// tile.tma_copy\n";
     std::string o = origin(copy.getIndices(), "origin");
-    line() << ns << "tma::loadTile(" << name(copy.getDest()) << ", " << tensorMapFor(copy) << ", "
-           << o << ", &" << name(copy.getBarriers()) << "[" << name(copy.getBarrierIndex())
-           << "]);\n";
+    line() << lane0() << ns << "tma::loadTile(" << name(copy.getDest()) << ", "
+           << tensorMapFor(copy) << ", " << o << ", &" << name(copy.getBarriers()) << "["
+           << name(copy.getBarrierIndex()) << "]);\n";
     return success();
   }
   if (auto ws = dyn_cast<WarpSpecializeOp>(op))

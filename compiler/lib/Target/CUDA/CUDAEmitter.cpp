@@ -435,10 +435,20 @@ LogicalResult Printer::printTileOp(Operation *op) {
     FailureOr<std::string> type = scalarType(bounds.getMin().getType());
     if (failed(type))
       return op->emitOpError() << "unsupported element type";
-    readsBounds = true;
+    if (producerWarp) // lane 0 may still be issuing copies: the helper wants the whole warp
+      line() << "__syncwarp();\n";
     std::string lo = fresh(bounds.getMin()), hi = fresh(bounds.getMax());
     line() << *type << " " << lo << ", " << hi << ";\n";
-    line() << "metaattn_read_bounds<" << *type << ">(" << name(bounds.getTensor()) << ", {";
+    // A producer warp keeps 24 registers: the lean helper, two loads in flight per lane.
+    (producerWarp ? readsBoundsLean : readsBounds) = true;
+    line() << (producerWarp ? "metaattn_read_bounds_lean<" : "metaattn_read_bounds<") << *type
+           << (producerWarp
+                   ? ", " +
+                         std::to_string(
+                             cast<GlobalTensorType>(bounds.getTensor().getType()).getRank()) +
+                         ", 2"
+                   : "")
+           << ">(" << name(bounds.getTensor()) << ", {";
     llvm::interleaveComma(bounds.getIndices(), os,
                           [&](Value v) { os << "(long long)" << name(v); });
     os << "}, " << bounds.getAxis() << ", (long long)" << name(bounds.getLast()) << ", " << lo
@@ -654,6 +664,19 @@ FailureOr<EmittedKernel> metaattn::emitCuda(KernelOp kernel) {
      << "    offset += d == R - 1 ? i[d] : i[d] * t.strides[d];\n"
      << "  }\n"
      << "  return static_cast<const T*>(t.data)[offset];\n}\n";
+  if (printer.readsBounds || printer.readsBoundsLean)
+    os << "template <class T>\n"
+       << "[[maybe_unused]] static __device__ __forceinline__ void metaattn_warp_bounds(T& lo, "
+          "T& hi) {\n"
+       << "  if constexpr (sizeof(T) == 4) {\n"
+       << "    lo = __reduce_min_sync(0xffffffffu, lo);\n"
+       << "    hi = __reduce_max_sync(0xffffffffu, hi);\n"
+       << "  } else {\n"
+       << "#pragma unroll\n"
+       << "    for (int o = 16; o > 0; o /= 2) {\n"
+       << "      const T l = __shfl_xor_sync(0xffffffffu, lo, o);\n"
+       << "      const T h = __shfl_xor_sync(0xffffffffu, hi, o);\n"
+       << "      lo = l < lo ? l : lo;\n      hi = h > hi ? h : hi;\n    }\n  }\n}\n";
   if (printer.readsBounds)
     os
         // tile.read_bounds: the lanes of a whole warp split the range and combine their bounds
@@ -685,16 +708,48 @@ FailureOr<EmittedKernel> metaattn::emitCuda(KernelOp kernel) {
         << "    for (int u = 0; u < 4; ++u) {\n"
         << "      if (base + u * step > last) break;\n"
         << "      lo = v[u] < lo ? v[u] : lo;\n      hi = v[u] > hi ? v[u] : hi;\n    }\n  }\n"
-        << "  if (!warp) return;\n"
-        << "  if constexpr (sizeof(T) == 4) {\n"
-        << "    lo = __reduce_min_sync(0xffffffffu, lo);\n"
-        << "    hi = __reduce_max_sync(0xffffffffu, hi);\n"
-        << "  } else {\n"
+        << "  if (warp) metaattn_warp_bounds(lo, hi);\n}\n";
+  if (printer.readsBoundsLean)
+    os
+        // tile.read_bounds in a producer warp, which keeps 24 registers: the fixed indices are
+        // checked and the tensor addressed once, the range walked with an int, U loads in
+        // flight per lane. (The consumers' helper above addresses each element through
+        // metaattn_read; ptxas spilled 72-128 B in the producer with it.)
+        << "template <class T, int R, int U>\n"
+        << "[[maybe_unused]] static __device__ __forceinline__ void metaattn_read_bounds_lean(\n"
+        << "    const metaattn::dev::TensorRef<R>& t, const long long (&first)[R], int axis,\n"
+        << "    long long last, T& lo, T& hi) {\n"
+        << "  constexpr T kMax = T(~0ull >> (65 - 8 * sizeof(T)));\n"
+        << "  lo = kMax;\n  hi = -kMax - 1;\n"
+        // Positions outside the tensor read as 0, as metaattn_read's: counted once.
+        << "  bool in = true;\n"
+        << "  long long offset = 0;\n"
         << "#pragma unroll\n"
-        << "    for (int o = 16; o > 0; o /= 2) {\n"
-        << "      const T l = __shfl_xor_sync(0xffffffffu, lo, o);\n"
-        << "      const T h = __shfl_xor_sync(0xffffffffu, hi, o);\n"
-        << "      lo = l < lo ? l : lo;\n      hi = h > hi ? h : hi;\n    }\n  }\n}\n";
+        << "  for (int d = 0; d < R; ++d) {\n"
+        << "    if (d == axis) continue;\n"
+        << "    in = in && (unsigned long long)first[d] < (unsigned long long)t.sizes[d];\n"
+        << "    offset += d == R - 1 ? first[d] : first[d] * t.strides[d];\n"
+        << "  }\n"
+        << "  const long long begin = first[axis] > 0 ? first[axis] : 0;\n"
+        << "  const long long end = last < t.sizes[axis] - 1 ? last : t.sizes[axis] - 1;\n"
+        << "  if (first[axis] <= last && (!in || begin > first[axis] || end < last)) {\n"
+        << "    lo = 0;\n    hi = 0;\n  }\n"
+        << "  const long long stride = axis == R - 1 ? 1 : t.strides[axis];\n"
+        << "  const T* p = static_cast<const T*>(t.data) + offset + begin * stride;\n"
+        // A tile's range: its length fits an int.
+        << "  const int n = in && end >= begin ? (int)(end - begin + 1) : 0;\n"
+        << "  const bool warp = __activemask() == 0xffffffffu;\n"
+        << "  const int step = warp ? 32 : 1;\n"
+        << "  for (int k = warp ? threadIdx.x % 32 : 0; k < n; k += U * step) {\n"
+        << "    T v[U];\n"
+        << "#pragma unroll\n"
+        << "    for (int u = 0; u < U; ++u)\n"
+        << "      v[u] = k + u * step < n ? p[(long long)(k + u * step) * stride] : T{};\n"
+        << "#pragma unroll\n"
+        << "    for (int u = 0; u < U; ++u) {\n"
+        << "      if (k + u * step >= n) break;\n"
+        << "      lo = v[u] < lo ? v[u] : lo;\n      hi = v[u] > hi ? v[u] : hi;\n    }\n  }\n"
+        << "  if (warp) metaattn_warp_bounds(lo, hi);\n}\n";
   os << "\n"
      // A warp-specialised kernel runs one block per SM: its register budget is the whole file.
      << "extern \"C\" __global__ void __launch_bounds__(" << sig.threads << minBlocks << ") "

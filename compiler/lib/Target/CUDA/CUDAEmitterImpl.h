@@ -38,6 +38,8 @@ public:
   int64_t sharedBytes = 0;
   /// Whether the body calls metaattn_read_bounds (its definition is printed only then).
   bool readsBounds = false;
+  /// ... in a producer warp (metaattn_read_bounds_lean).
+  bool readsBoundsLean = false;
   /// Shared buffers start at multiples of this (1024 when wgmma or TMA access them: the
   /// 128-byte swizzle repeats every 1024 bytes and is computed from the address).
   int64_t sharedAlignment() const { return wgmma || tma ? 1024 : 128; }
@@ -78,6 +80,8 @@ private:
   /// The kernel parameter holding the TMA descriptor `copy` reads through.
   std::string tensorMapFor(tile::TmaCopyOp copy);
   std::string origin(mlir::ValueRange indices, llvm::StringRef tag);
+  /// The guard of a producer op that one thread does: lane 0 where a warp runs the producer.
+  const char *lane0() const { return producerWarp ? "if ((threadIdx.x & 31) == 0) " : ""; }
 
   llvm::raw_ostream &os;
   int64_t threads;
@@ -87,6 +91,9 @@ private:
   bool tma;
   /// Inside a warp_specialize consumer region: its threads, whose barriers are named.
   int64_t consumerThreads = 0;
+  /// Inside a producer region that a whole warp runs (it reads id bounds, whose loads the
+  /// lanes share): only lane 0 announces bytes and issues TMA copies.
+  bool producerWarp = false;
   int indent = 1;
   unsigned counter = 0;
   llvm::DenseMap<mlir::Value, std::string> names;

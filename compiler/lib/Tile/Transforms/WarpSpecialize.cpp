@@ -73,6 +73,13 @@ struct Plan {
   /// Copies before the loop (the query tile) that the producer issues by TMA first; the
   /// consumers wait for them on their own mbarrier where the copy was.
   SmallVector<CopyOp> prologueCopies;
+  /// The `scf.if` of the loop body that holds every read of the prefetched tiles, where its
+  /// condition reads kernel inputs (a document mask's ids, a block-sparse map) and the
+  /// producer can evaluate it: then the producer copies nothing for an iteration the
+  /// consumers skip. Null otherwise.
+  scf::IfOp guard;
+  /// The ops of the loop body the guard's condition depends on, in order.
+  SmallVector<Operation *> guardSlice;
 };
 
 /// Adds to `slice` the pure top-level ops that `values` depend on, or returns false (and
@@ -94,8 +101,78 @@ bool extendSlice(ArrayRef<Value> values, Block &body, llvm::SetVector<Operation 
   return true;
 }
 
+/// Whether `op` writes the global tensor `tensor` (a kernel parameter).
+bool writesTensor(KernelOp kernel, Value tensor) {
+  bool found = false;
+  kernel.walk([&](CopyOp copy) { found |= copy.getDest() == tensor; });
+  return found;
+}
+
+/// Sets plan.guard and plan.guardSlice where the loop body's reads of the prefetched tiles
+/// all sit in one `scf.if` without results or else branch, whose condition is computed in the
+/// loop body from pure ops and reads of inputs the kernel does not write (at least one such
+/// read: a condition of the indices alone is settled by the loop's bounds) and from top-level
+/// values the producer can recompute (added to `slice`).
+void findGuard(KernelOp kernel, Plan &plan, llvm::SetVector<Operation *> &slice) {
+  Block &loopBody = plan.loop.getBody().front();
+  llvm::DenseSet<Value> tiles;
+  for (CopyOp copy : plan.copies)
+    tiles.insert(copy.getDest());
+  scf::IfOp guard;
+  for (Operation &op : loopBody.without_terminator()) {
+    if (isStage0(&op) && isa<CopyOp>(op))
+      continue;
+    bool reads = false;
+    op.walk([&](Operation *inner) {
+      reads |= llvm::any_of(inner->getOperands(), [&](Value v) { return tiles.contains(v); });
+    });
+    if (!reads)
+      continue;
+    auto ifOp = dyn_cast<scf::IfOp>(op);
+    if (guard || !ifOp || ifOp.getNumResults() != 0 || !ifOp.getElseRegion().empty())
+      return;
+    guard = ifOp;
+  }
+  if (!guard)
+    return;
+  llvm::SetVector<Operation *> inLoop;
+  SmallVector<Value> outside;
+  SmallVector<Value> worklist = {guard.getCondition()};
+  bool readsInputs = false;
+  while (!worklist.empty()) {
+    Value v = worklist.pop_back_val();
+    Operation *def = v.getDefiningOp();
+    if (!def)
+      continue; // the induction variable or a kernel parameter
+    if (!plan.loop->isAncestor(def)) {
+      outside.push_back(v);
+      continue;
+    }
+    if (def->getBlock() != &loopBody || def->getNumRegions() != 0)
+      return;
+    Value tensor;
+    if (auto read = dyn_cast<ReadOp>(def))
+      tensor = read.getTensor();
+    else if (auto bounds = dyn_cast<ReadBoundsOp>(def))
+      tensor = bounds.getTensor();
+    if (tensor && writesTensor(kernel, tensor))
+      return;
+    if (!tensor && !isPure(def))
+      return;
+    readsInputs |= static_cast<bool>(tensor);
+    if (inLoop.insert(def))
+      llvm::append_range(worklist, def->getOperands());
+  }
+  if (!readsInputs || !extendSlice(outside, kernel.getBody().front(), slice))
+    return;
+  plan.guard = guard;
+  for (Operation &op : loopBody)
+    if (inLoop.contains(&op))
+      plan.guardSlice.push_back(&op);
+}
+
 /// Fills `plan` for `kernel`, or says why it cannot be warp-specialised.
-std::string analyse(KernelOp kernel, Plan &plan, bool persistent) {
+std::string analyse(KernelOp kernel, Plan &plan, bool persistent, bool skipLoads) {
   if (kernel->hasAttr(kNoWarpSpecializeAttr))
     return "the kernel runs several blocks per multiprocessor (tile.no_warp_specialize)";
   SmallVector<PipelinedOp> loops;
@@ -166,6 +243,8 @@ std::string analyse(KernelOp kernel, Plan &plan, bool persistent) {
     if (onlyGemmReads && extendSlice(origin, body, slice))
       plan.prologueCopies.push_back(copy);
   }
+  if (skipLoads)
+    findGuard(kernel, plan, slice);
   for (Operation &op : body)
     if (slice.contains(&op))
       plan.slice.push_back(&op);
@@ -328,7 +407,15 @@ private:
     }
     Value lo = mapping.lookupOrDefault(plan.loop.getLower());
     Value hi = mapping.lookupOrDefault(plan.loop.getUpper());
-    auto forOp = b.create<scf::ForOp>(loc, lo, hi, idx(1));
+    // With a guard, each iteration evaluates the next one's (carried by the loop): the first
+    // iteration's is evaluated here.
+    SmallVector<Value> carried;
+    if (plan.guard)
+      carried.push_back(guardAt(mapping, lo));
+    auto forOp = b.create<scf::ForOp>(loc, lo, hi, idx(1), carried,
+                                      [&](OpBuilder &yb, Location yl, Value, ValueRange args) {
+                                        yb.create<scf::YieldOp>(yl, args);
+                                      });
     if (persistent) {
       b.setInsertionPointAfter(forOp);
       yieldNextTile(tiles, lo, hi);
@@ -345,6 +432,10 @@ private:
       bytes[copy.getDest()] += cast<MemRefType>(copy.getDest().getType()).getNumElements() * 2;
     mapping.map(plan.loop.getInductionVar(), j);
     mapStages(mapping, slot);
+    if (plan.guard) {
+      copyGuarded(forOp, mapping, slot, parity, bytes);
+      return;
+    }
     llvm::DenseSet<Value> announced;
     for (Operation &op : plan.loop.getBody().front().without_terminator()) {
       if (!isStage0(&op))
@@ -366,6 +457,56 @@ private:
       }
       b.clone(op, mapping)->removeAttr(kPipelineStageAttr);
     }
+  }
+
+  /// The guard's condition for iteration `j` at the insertion point (the ops it depends on
+  /// cloned with the induction variable mapped to `j`; `mapping` holds the producer's values
+  /// outside the loop).
+  Value guardAt(const IRMapping &mapping, Value j) {
+    IRMapping at = mapping;
+    at.map(plan.loop.getInductionVar(), j);
+    for (Operation &op : plan.loop.getBody().front().without_terminator())
+      if ((isStage0(&op) && !isa<CopyOp>(op)) || llvm::is_contained(plan.guardSlice, &op))
+        b.clone(op, at)->removeAttr(kPipelineStageAttr);
+    return at.lookupOrDefault(plan.guard.getCondition());
+  }
+
+  /// The producer's iteration with a guard (carried by `forOp`): per ring the wait for its
+  /// stage and either its copies or, for an iteration the consumers skip, an arrival that
+  /// announces no bytes (their wait for the stage then passes at once). The next iteration's
+  /// guard is evaluated after the first ring's copies, so that its reads (the next tile's id
+  /// bounds) are in flight while the producer waits for the later rings' stages (V's is
+  /// released last) instead of delaying the next tile's first copy. On the last iteration it
+  /// reads past the loop's range: tile.read and tile.read_bounds read 0 there.
+  void copyGuarded(scf::ForOp forOp, IRMapping &mapping, Value slot, Value parity,
+                   const llvm::MapVector<Value, int64_t> &bytes) {
+    for (Operation &op : plan.loop.getBody().front().without_terminator())
+      if (isStage0(&op) && !isa<CopyOp>(op))
+        b.clone(op, mapping)->removeAttr(kPipelineStageAttr);
+    Value visible = forOp.getRegionIterArgs().front();
+    Value next;
+    for (auto &[dest, count] : bytes) {
+      Barriers &pair = barriers[dest];
+      b.create<MbarrierWaitOp>(loc, pair.empty, slot, parity);
+      auto copies = b.create<scf::IfOp>(loc, visible, /*withElseRegion=*/true);
+      b.setInsertionPointToStart(copies.thenBlock());
+      b.create<MbarrierExpectTxOp>(loc, pair.full, slot, count);
+      for (CopyOp copy : plan.copies) {
+        if (copy.getDest() != dest)
+          continue;
+        SmallVector<Value> indices;
+        for (Value v : copy.getSourceIndices())
+          indices.push_back(mapping.lookupOrDefault(v));
+        b.create<TmaCopyOp>(loc, copy.getSource(), indices, mapping.lookup(dest), pair.full, slot,
+                            *copy.getDims());
+      }
+      b.setInsertionPointToStart(copies.elseBlock());
+      b.create<MbarrierExpectTxOp>(loc, pair.full, slot, 0);
+      b.setInsertionPointAfter(copies);
+      if (!next)
+        next = guardAt(mapping, b.create<arith::AddIOp>(loc, forOp.getInductionVar(), idx(1)));
+    }
+    forOp.getBody()->getTerminator()->setOperand(0, next);
   }
 
   void buildConsumerLoop(Value base) {
@@ -579,7 +720,7 @@ struct TileWarpSpecializePass
       return;
     KernelOp kernel = getOperation();
     Plan plan;
-    std::string why = analyse(kernel, plan, persistent);
+    std::string why = analyse(kernel, plan, persistent, skipLoads);
     if (!why.empty()) {
       if (plan.loop && verbose)
         plan.loop.emitRemark() << "not warp-specialised: " << why;

@@ -114,6 +114,17 @@ def TileWarpSpecialize : Pass<"tile-warp-specialize", "::metaattn::tile::KernelO
     (one arrival per consumer warp after the tile's last read of them) tells the producer when
     it may copy the next tile's. Consumers that write shared buffers of their own meet at a
     `tile.barrier` at the end of each tile.
+
+    With `skip-loads`, where every read of the prefetched tiles in the loop body sits
+    in one `scf.if` whose condition reads kernel inputs (a document mask's tile guard, built
+    from `tile.read_bounds` of the ids), the producer evaluates that condition too, one
+    iteration ahead (the next iteration's right after the first ring's copies, carried by its
+    loop, so the reads are in flight while it waits for the later rings' stages): for an
+    iteration whose tile the consumers skip it waits for the stage as usual but copies
+    nothing and arrives on `full[s]` announcing 0 bytes, so the consumers' wait passes at once
+    and the slots and phases stay those of the iteration count. The consumers' own guard may
+    be narrower (tile-group-guards decides it per warpgroup); it skips whatever the block's
+    guard skips, because the classification over a warpgroup's rows only tightens the bounds.
   }];
   let options = [
     Option<"target", "target", "std::string", /*default=*/"\"sm_90a\"",
@@ -121,7 +132,9 @@ def TileWarpSpecialize : Pass<"tile-warp-specialize", "::metaattn::tile::KernelO
     Option<"verbose", "verbose", "bool", /*default=*/"false",
            "Emit a remark on each pipelined loop that stays on cp.async, saying why">,
     Option<"persistent", "persistent", "bool", /*default=*/"false",
-           "Both sides loop over the grid's tiles (tile.persistent)">
+           "Both sides loop over the grid's tiles (tile.persistent)">,
+    Option<"skipLoads", "skip-loads", "bool", /*default=*/"false",
+           "The producer copies nothing for a tile the loop's input-dependent guard skips">
   ];
 }
 

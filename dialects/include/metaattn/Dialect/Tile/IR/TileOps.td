@@ -400,10 +400,11 @@ def Tile_MbarrierExpectTxOp : Tile_Op<"mbarrier_arrive_expect_tx"> {
   let summary = "Arrive once on an mbarrier and announce `bytes` of async copies to it";
   let description = [{
     Producer only. The phase completes when, besides the arrivals, `bytes` bytes of
-    `tile.tma_copy` writes signalling this barrier have landed.
+    `tile.tma_copy` writes signalling this barrier have landed. `bytes = 0` is a plain
+    arrival: a stage the producer leaves unwritten because its consumers skip it.
   }];
   let arguments = (ins Tile_Mbarriers:$barriers, Index:$index,
-                       ConfinedAttr<I64Attr, [IntMinValue<1>]>:$bytes);
+                       ConfinedAttr<I64Attr, [IntMinValue<0>]>:$bytes);
   let assemblyFormat = "$barriers `[` $index `]` `,` $bytes attr-dict `:` type($barriers)";
   let hasVerifier = 1;
 }
