@@ -8,6 +8,9 @@
 // RUN: metaattn-run %S/../../../frontend/variants/block_sparse.mlir --device=cpu --batch=1 --seq-q=130 --seq-kv=77 | FileCheck %s
 // RUN: metaattn-run %S/../../../frontend/variants/block_sparse.mlir --device=cpu --batch=2 --seq-q=77 --seq-kv=300 --block-m=64 --block-n=64 | FileCheck %s
 // RUN: metaattn-run %S/../../../frontend/variants/block_sparse.mlir --device=cpu --batch=1 --seq-q=200 --seq-kv=257 --block-m=64 --block-n=64 --seed=7 | FileCheck %s
+// With --skip-loads the producer reads the block map too and copies no tile it skips.
+// RUN: metaattn-run %S/../../../frontend/variants/block_sparse.mlir --device=cpu --batch=2 --seq-q=77 --seq-kv=300 --skip-loads | FileCheck %s
+// RUN: metaattn-run %S/../../../frontend/variants/block_sparse.mlir --device=cpu --batch=1 --seq-q=200 --seq-kv=257 --block-m=64 --block-n=64 --seed=7 --skip-loads --persistent | FileCheck %s
 // RUN: metaattn-opt %S/../../../frontend/variants/block_sparse.mlir --metaattn-lower | FileCheck %s --check-prefix=LOWER
 
 // CHECK-NOT: FAIL
