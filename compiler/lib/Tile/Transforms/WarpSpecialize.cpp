@@ -101,7 +101,7 @@ bool extendSlice(ArrayRef<Value> values, Block &body, llvm::SetVector<Operation 
   return true;
 }
 
-/// Whether `op` writes the global tensor `tensor` (a kernel parameter).
+/// Whether a copy of `kernel` writes the global tensor `tensor` (a kernel parameter).
 bool writesTensor(KernelOp kernel, Value tensor) {
   bool found = false;
   kernel.walk([&](CopyOp copy) { found |= copy.getDest() == tensor; });
