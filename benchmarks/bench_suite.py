@@ -13,8 +13,8 @@
 
 metaattn's output is checked before its time is reported: against SDPA (softmax shapes), against
 an fp32 PyTorch evaluation on the same inputs (ReLU, sigmoid: the per-head bias metaattn-run
-draws is reproduced here), or, for RetNet (whose decay input metaattn-run draws at H*S*S), by
-metaattn-run's own double-precision oracle at B1 S130 with the same IR. A failed check marks
+draws is reproduced here), or, for RetNet (no SDPA form; the decay gamma_h^(q-kv) is computed
+in the kernel), by metaattn-run's own double-precision oracle at B1 S130 with the same IR. A failed check marks
 the row FAIL and leaves it out of the summary. A peer that cannot run a shape gets NaN and one
 line on stderr. Ours is metaattn-run's `time:` (CUDA events, median of --iters after warm-up);
 peers use bench_common.time_cuda (the same). TFLOP/s: 2*B*H*Sq*Skv*(D+Dv), halved for causal.
@@ -208,7 +208,7 @@ def run_case(args, c, our_softmax, gpu):
     check, err = "ERROR", NAN
     for name, t in (("q", q), ("k", k), ("v", v)):
         save_tensor(os.path.join(args.work, f"{name}.bin"), t)
-    if ref is None:   # RetNet (decay drawn by metaattn-run), or no SDPA backend ran the shape
+    if ref is None:   # RetNet, or no SDPA backend ran the shape
         if c["reference"] != "oracle":
             warn(f"{c['family']} B{b} S{s}: no reference ran; checking with the oracle")
         small = run_ours(args, ir, "attention_check", 1, 130, load=False, save=False,

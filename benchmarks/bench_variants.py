@@ -9,8 +9,10 @@ tests/gpu/run_variants.sh.
 
 Cases (bf16):
 - B4 H16 S4k D128: softmax, softcap, ALiBi, sliding window 1k, document mask, sigmoid, ReLU,
-  sinks, softpick (causal), RetNet parallel (Dv 256). "vs our softmax" = our causal softmax ms
-  at B4 H16 S4k D128 / the variant's ms.
+  sinks, softpick (causal). "vs our softmax" = our causal softmax ms at B4 H16 S4k D128 / the
+  variant's ms.
+- RetNet parallel, B4 H16 S4k D128 Dv256 (RetNet's Dv = 2·D; causal, decay γ_h^(q-kv) computed
+  in the kernel): "vs our softmax" against our causal softmax at D128 Dv256 (also a row).
 - document mask: DOCUMENTS documents per sequence, the same for both: metaattn-run draws the
   ids (--documents=N --seed=1: uniform in [0, N), sorted along the sequence) and this script
   reproduces them (document_ids()) for FlexAttention's mask_mod. TFLOP/s count the causal
@@ -62,6 +64,7 @@ LABELS = {"softmax": "softmax", "softcap": "softcap", "alibi": "ALiBi",
           "sliding_window": "sliding window 1024", "document_mask": "document mask",
           "sigmoid": "sigmoid", "relu": "ReLU", "sink": "sinks", "softpick": "softpick",
           "retnet": "RetNet parallel (D 128, Dv 256)", "block_sparse": "block-sparse 128x128",
+          "softmax_retnet": "softmax D128 Dv256 (RetNet's shape)",
           "softmax_dv256": "softmax D128 Dv256", "differential": "differential"}
 
 
@@ -78,7 +81,8 @@ def cases():
     out = [case(v, v, B, H, D, D, True, "softmax", v in flexed)
            for v in ("softmax", "softcap", "alibi", "sliding_window", "document_mask",
                      "sigmoid", "relu", "sink", "softpick")]
-    out.append(case("retnet", "retnet", B, H, D, 2 * D, False, "softmax", False))
+    out.append(case("softmax_retnet", "softmax", B, H, D, 2 * D, True, "softmax_retnet", False))
+    out.append(case("retnet", "retnet", B, H, D, 2 * D, True, "softmax_retnet", False))
     out.append(case("block_sparse", "block_sparse", B, H, D, D, True, "softmax", True,
                     [f"--block-q={SPARSE_BLOCK}", f"--block-kv={SPARSE_BLOCK}"]))
     out.append(case("softmax_dv256", "softmax", DIFF_B, DIFF_H, DIFF_D, DIFF_DV, True,
@@ -518,6 +522,9 @@ def selftest():
     bs = variant_cmd("bin", by_name["block_sparse"])
     check(bs[-2:] == ["--block-q=128", "--block-kv=128"] and "--causal" in bs,
           f"block_sparse: {' '.join(bs[1:])}")
+    sr = variant_cmd("bin", by_name["softmax_retnet"])
+    check(sr[1:] == ["softmax", "--heads=16", "--dim=128", "--value-dim=256", "--causal"]
+          and by_name["retnet"]["reference"] == "softmax_retnet", f"retnet: {' '.join(sr[1:])}")
     check(by_name["differential"]["reference"] == "softmax_dv256"
           and by_name["block_sparse"]["reference"] == "softmax", "references")
     print(f"{len(fails)} failed" if fails else "all ok")

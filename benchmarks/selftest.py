@@ -102,7 +102,7 @@ def test_ir():
     ir = variant_ir.variant_ir("sigmoid", "attention", 32, 128, 128, True)
     check("tensor<32xf32>" in ir and '{input_dims = ["h"]}' in ir, "sigmoid IR at H32 D128")
     ir = variant_ir.variant_ir("retnet", "attention", 32, 256, 512, True)
-    check("tensor<?x?x32x512xbf16>" in ir and "tensor<32x?x?xf32>" in ir, "RetNet IR at H32 D256")
+    check("tensor<?x?x32x512xbf16>" in ir and "inputs(" not in ir, "RetNet IR at H32 D256")
     ir = variant_ir.variant_ir("relu", "attention", 6, 64, 64, False, length_norm=1024)
     check("arith.constant true" in ir and "1.024000000e+03" in ir, "ReLU IR at H6 D64 S1k")
 

@@ -107,18 +107,38 @@ def sigmoid_ir(name, heads, dim, causal, bias=-3.0, kv_heads=None, dtype="bf16",
 
 
 def retnet_ir(name, heads, dim, value_dim=None, kv_heads=None, dtype="bf16", with_lse=True):
-    """RetNet parallel retention: S = s*scale*decay[h, q, kv] (decay input tensor<Hx?x?xf32>),
-    causal, O = sum S*V / max(sum |S|, 1)."""
-    score = (f"      %c = arith.constant {_f(1 / math.sqrt(dim))} : f32\n"
+    """RetNet parallel retention: S = s*scale*gamma_h^(q-kv) with gamma_h = 1 - 2^(-5-h)
+    (computed from the indices, the distance clamped at 0), causal,
+    O = sum S*V / max(sum |S|, 1)."""
+    score = ("      %hi = arith.index_cast %h : index to i64\n"
+             "      %hf = arith.sitofp %hi : i64 to f32\n"
+             f"      %c5 = arith.constant {_f(-5.0)} : f32\n"
+             "      %e0 = arith.subf %c5, %hf : f32\n"
+             "      %p = math.exp2 %e0 : f32\n"
+             f"      %one = arith.constant {_f(1.0)} : f32\n"
+             "      %g = arith.subf %one, %p : f32\n"
+             "      %lg = math.log %g : f32\n"
+             f"      %l2e = arith.constant {_f(1 / math.log(2.0))} : f32\n"
+             "      %l2g = arith.mulf %lg, %l2e : f32\n"
+             "      %off = arith.subi %skv, %sq : index\n"
+             "      %pos = arith.addi %qi, %off : index\n"
+             "      %dist = arith.subi %pos, %ki : index\n"
+             "      %zero = arith.constant 0 : index\n"
+             "      %dc = arith.maxsi %dist, %zero : index\n"
+             "      %di = arith.index_cast %dc : index to i64\n"
+             "      %df = arith.sitofp %di : i64 to f32\n"
+             "      %x = arith.mulf %df, %l2g : f32\n"
+             "      %decay = math.exp2 %x : f32\n"
+             f"      %c = arith.constant {_f(1 / math.sqrt(dim))} : f32\n"
              "      %r = arith.mulf %s, %c : f32\n"
-             "      %d = arith.mulf %r, %x0 : f32\n"
+             "      %d = arith.mulf %r, %decay : f32\n"
              "      attn.yield %d : f32\n")
     norm = ("      %a = attn.row_reduce abs_sum %s : f32\n"
             "      %one = arith.constant 1.000000000e+00 : f32\n"
             "      %z = arith.maximumf %a, %one : f32\n"
             "      attn.normalize %s, %z : f32, f32\n")
     return attention_ir(name, heads, kv_heads or heads, dim, value_dim or 2 * dim, True, score,
-                        norm, dtype, ((f"tensor<{heads}x?x?xf32>", "h,q,kv"),), with_lse)
+                        norm, dtype, (), with_lse)
 
 
 def variant_ir(variant, name, heads, dim, value_dim, causal, **kw):

@@ -287,9 +287,14 @@ AttentionBuilder metaattn::frontend::retnetParallel(const RetNetOptions &o) {
   if (std::string msg = checkShared(o); !msg.empty())
     return invalid(o, "RetNet parallel retention", msg);
   AttentionBuilder builder = configure(o, /*defaultDvFactor=*/2);
-  Input decay = builder.addInput("decay", DType::F32, {Dim::H, Dim::Q, Dim::KV});
   double scale = scaleOf(o);
-  builder.scoreFn([scale, decay](Sym s, const Indices &i) { return s * scale * i.inputs[decay]; });
+  builder.scoreFn([scale](Sym s, const Indices &i) {
+    // γ_h^n = 2^(n·log2 γ_h) with γ_h = 1 - 2^(-5-h); the distance is clamped at 0 so that the
+    // keys the causal mask drops evaluate to a finite value before they are dropped.
+    Sym log2Gamma = log(1.0 - exp2(-5.0 - toFloat(i.h))) * (1.0 / std::log(2.0));
+    Sym dist = max(i.q + (i.skv - i.sq) - i.kv, 0);
+    return s * scale * exp2(toFloat(dist) * log2Gamma);
+  });
   builder.mask(causal);
   builder.normalizer(Normalizer::custom(
       [](Sym s, RowOps &rows) -> std::pair<Sym, Sym> {

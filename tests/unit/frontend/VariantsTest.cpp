@@ -204,7 +204,10 @@ TEST(VariantsTest, RetNet) {
   o.headDim = 64;
   Built b;
   ASSERT_NO_FATAL_FAILURE(buildOk(retnetParallel(o), b));
-  EXPECT_EQ(inputDims(b.op), (Names{"h,q,kv"}));
+  // The decay γ_h^(q-kv) is computed from the indices: no input.
+  EXPECT_EQ(inputDims(b.op), Names{});
+  EXPECT_TRUE(hasOp(b.op.getScore(), "math.exp2"));
+  EXPECT_TRUE(hasOp(b.op.getScore(), "math.log"));
   // Dv defaults to 2·D.
   EXPECT_TRUE(contains(b.text, "tensor<?x?x4x128xbf16>")) << b.text;
   EXPECT_TRUE(hasOp(b.op.getMask(), "arith.cmpi"));

@@ -186,9 +186,9 @@ AttentionBuilder softpickAttention(const SoftpickOptions &options);
 
 struct RetNetOptions : VariantOptions {};
 
-/// RetNet's parallel retention: `S = s·scale·D[h, q, kv]` with the decay mask input "decay"
-/// (dims {H, Q, KV}, f32 `tensor<Hx?x?xf32>`, typically `γ_h^(q-kv)` for kv <= q), causal,
-/// and the normaliser `O = Σ S·V / max(Σ|S|, 1)` (the sum over the row). Dv defaults to 2·D.
+/// RetNet's parallel retention: `S = s·scale·γ_h^(q-kv)` with RetNet's decay per head
+/// `γ_h = 1 - 2^(-5-h)` (computed in the kernel, no input), causal, and the normaliser
+/// `O = Σ S·V / max(Σ|S|, 1)` (the sum over the row). Dv defaults to 2·D.
 AttentionBuilder retnetParallel(const RetNetOptions &options);
 
 struct DocumentMaskOptions : VariantOptions {
