@@ -191,21 +191,39 @@ LogicalResult run::runOnGpu(ModuleOp module, const RunOptions &options, Problem 
     auto stop = (*device)->createEvent();
     if (!start.ok() || !stop.ok())
       return fail(start.ok() ? stop.status() : start.status());
+    // The median of --iters timings of `launch` between two events.
+    auto median = [&](auto launch) -> rt::StatusOr<double> {
+      std::vector<double> times;
+      for (int i = 0; i < options.iterations; ++i) {
+        (void)start->record();
+        METAATTN_RETURN_IF_ERROR(launch());
+        (void)stop->record();
+        METAATTN_ASSIGN_OR_RETURN(double ms, rt::Event::elapsedMs(*start, *stop));
+        times.push_back(ms);
+      }
+      std::sort(times.begin(), times.end());
+      return times[times.size() / 2];
+    };
     for (int i = 0; i < 3; ++i)
       (void)function->launch(list, tempList);
-    std::vector<double> times;
-    for (int i = 0; i < options.iterations; ++i) {
-      (void)start->record();
-      if (auto s = function->launch(list, tempList); !s.ok())
-        return fail(s);
-      (void)stop->record();
-      auto ms = rt::Event::elapsedMs(*start, *stop);
-      if (!ms.ok())
-        return fail(ms.status());
-      times.push_back(*ms);
+    auto whole = median([&] { return function->launch(list, tempList); });
+    if (!whole.ok())
+      return fail(whole.status());
+    milliseconds = *whole;
+    // A function of several kernels: each kernel timed alone, on the tensors the run left.
+    const AttentionFunction::Plan &chosen = **plan;
+    if (chosen.kernels.size() > 1) {
+      const LoweredFunction &lowered = chosen.lowered;
+      rt::TensorList arguments(list.begin(), list.begin() + lowered.numArguments);
+      rt::TensorList results(list.begin() + lowered.numArguments, list.end());
+      for (const AttentionKernel &kernel : chosen.kernels) {
+        rt::TensorList own = lowered.select(kernel.lowered(), arguments, results, tempList);
+        auto ms = median([&] { return kernel.launch(own); });
+        if (!ms.ok())
+          return fail(ms.status());
+        llvm::outs() << "  kernel " << kernel.lowered().name << ": " << *ms << " ms\n";
+      }
     }
-    std::sort(times.begin(), times.end());
-    milliseconds = times[times.size() / 2];
   }
   if (!options.saveOutput.empty() && !problem.results.empty()) {
     std::ofstream out(options.saveOutput + "/o.bin", std::ios::binary);

@@ -57,7 +57,8 @@ static cl::opt<double> atolOpt(cl::cat(runCategory), "atol",
 static cl::opt<double> rtolOpt(cl::cat(runCategory), "rtol",
                                cl::desc("relative tolerance (default: by dtype)"), cl::init(-1));
 static cl::opt<bool> benchOpt(cl::cat(runCategory), "bench",
-                              cl::desc("time the GPU kernel (median of --iters)"));
+                              cl::desc("time the GPU kernel (median of --iters); a function of "
+                                       "several kernels also each kernel alone"));
 static cl::opt<int> itersOpt(cl::cat(runCategory), "iters", cl::desc("timed iterations"),
                              cl::init(20));
 static cl::opt<bool> noCheckOpt(cl::cat(runCategory), "no-check",
@@ -223,6 +224,13 @@ static cl::opt<bool> axisReadsOpt(
              "once per row or column (default true)"),
     cl::init(true));
 
+static cl::opt<bool> fuseCombineOpt(
+    cl::cat(runCategory), "fuse-combine",
+    cl::desc("an attn.combine right after the attention that makes one of its values runs in "
+             "that attention kernel's epilogue (a differential attention: two kernels, not "
+             "three; default true)"),
+    cl::init(true));
+
 static cl::opt<bool> idBoundsOpt(
     cl::cat(runCategory), "id-bounds",
     cl::desc("kv tiles are classified by the bounds of custom integer inputs with a plain q or "
@@ -291,6 +299,7 @@ static int runMain(int argc, char **argv) {
   options.pipeline.groupGuards = groupGuardsOpt;
   options.pipeline.axisReads = axisReadsOpt;
   options.pipeline.idBounds = idBoundsOpt;
+  options.pipeline.fuseCombine = fuseCombineOpt;
   options.pipeline.prefetchBounds = prefetchBoundsOpt;
   options.pipeline.skipLoads = skipLoadsOpt;
   options.pipeline.stagedOutput = stagedOutputOpt;

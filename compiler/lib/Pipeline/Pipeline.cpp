@@ -46,6 +46,7 @@ void metaattn::buildAttnToTilePipeline(OpPassManager &pm, const PipelineOptions 
   convert.fusedChunks = options.chunkKernels == PipelineOptions::ChunkKernels::fused;
   convert.foldScoreScale = options.foldScoreScale;
   convert.idBounds = options.idBounds;
+  convert.fuseCombine = options.fuseCombine;
   convert.warpSpecialize = options.warpSpecialize;
   convert.gemmOverlap = options.warpSpecialize && options.gemmOverlap;
   // Not for persistent kernels: their consumers get 8 registers fewer (the producer keeps 40
@@ -102,6 +103,8 @@ std::string metaattn::tuningArch(llvm::StringRef target, const PipelineOptions &
     arch += "+no-axis-reads";
   if (!options.idBounds)
     arch += "+no-id-bounds";
+  if (!options.fuseCombine)
+    arch += "+no-fuse-combine";
   if (options.prefetchBounds)
     arch += "+prefetch-bounds";
   if (options.skipLoads)
@@ -186,6 +189,10 @@ struct LowerPipelineOptions : public PassPipelineOptions<LowerPipelineOptions> {
                          llvm::cl::desc("reads of inputs that vary along one axis of an element "
                                         "loop go through row or column vectors (default true)"),
                          llvm::cl::init(true)};
+  Option<bool> fuseCombine{*this, "fuse-combine",
+                           llvm::cl::desc("an attn.combine runs in the epilogue of the "
+                                          "attention right before it (default true)"),
+                           llvm::cl::init(true)};
   Option<bool> idBounds{*this, "id-bounds",
                         llvm::cl::desc("tiles classified by the bounds of inputs with a plain "
                                        "q or kv axis, document ids (default true)"),
@@ -240,6 +247,7 @@ void metaattn::registerMetaAttnPipelines() {
         options.groupGuards = cl.groupGuards;
         options.axisReads = cl.axisReads;
         options.idBounds = cl.idBounds;
+        options.fuseCombine = cl.fuseCombine;
         options.prefetchBounds = cl.prefetchBounds;
         options.skipLoads = cl.skipLoads;
         buildAttnToTilePipeline(pm, options);

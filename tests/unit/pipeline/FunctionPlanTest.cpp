@@ -1,6 +1,7 @@
 //===- FunctionPlanTest.cpp - kernels of a function and their intermediates -===//
 //
-// Lowers differential attention (two attentions and a combine) and checks the function plan:
+// Lowers differential attention (two attentions and a combine, fused into two kernels or not)
+// and checks the function plan:
 // kernel order, bindings, intermediate shapes from the argument shapes, malformed plans, the
 // choice between Mamba2's fused and separate chunk kernels by the grid; on a
 // GPU, AttentionFunction::run (intermediates allocated by the runtime) against the oracle
@@ -76,17 +77,53 @@ size_t chosenPlan(llvm::ArrayRef<const LoweredFunction *> plans,
   return chosen.ok() ? *chosen : size_t(99);
 }
 
-TEST(FunctionPlanTest, DifferentialAttentionIsThreeKernels) {
+TEST(FunctionPlanTest, DifferentialAttentionIsTwoKernels) {
   Lowered l;
   ASSERT_NO_FATAL_FAILURE(lowerVariant("differential.mlir", l));
   ASSERT_EQ(l.functions.size(), 2u);
   const LoweredFunction &f = l.functions[0];
   EXPECT_EQ(f.name, "differential_causal");
-  ASSERT_EQ(f.kernels.size(), 3u);
+  // The combine runs in the second attention's epilogue (fuse-combine).
+  ASSERT_EQ(f.kernels.size(), 2u);
   EXPECT_EQ(f.kernels[0].name, "differential_causal_step0");
-  EXPECT_EQ(f.kernels[2].name, "differential_causal_step2");
+  EXPECT_EQ(f.kernels[1].name, "differential_causal_step1");
   EXPECT_EQ(f.numArguments, 6u);
   EXPECT_EQ(f.numResults, 1u);
+  EXPECT_EQ(f.numTemporaries, 1u);
+  // q2, k2, v, the first attention's output, lambda (argument 5), the result.
+  const auto &b = f.kernels[1].bindings;
+  ASSERT_EQ(b.size(), 6u);
+  EXPECT_EQ(b[0].kind, ParamBinding::Argument);
+  EXPECT_EQ(b[0].index, 2u);
+  EXPECT_EQ(b[3].kind, ParamBinding::Temporary);
+  EXPECT_EQ(b[3].index, 0u);
+  EXPECT_EQ(b[4].kind, ParamBinding::Argument);
+  EXPECT_EQ(b[4].index, 5u);
+  EXPECT_EQ(b[5].kind, ParamBinding::Result);
+  EXPECT_TRUE(f.kernels[1].signature.params[5].isOutput);
+  EXPECT_FALSE(f.kernels[1].signature.params[3].isOutput);
+
+  // The intermediate: f32 [B, Sq, H, Dv] from q1's batch and length.
+  std::vector<std::vector<int64_t>> args = {{3, 77, 4, 64},  {3, 130, 2, 64}, {3, 77, 4, 64},
+                                            {3, 130, 2, 64}, {3, 130, 2, 64}, {4}};
+  auto temps = f.temporaries(args, {{3, 77, 4, 64}});
+  ASSERT_TRUE(temps.ok()) << temps.status().message();
+  ASSERT_EQ(temps->size(), 1u);
+  EXPECT_EQ((*temps)[0].first, (std::vector<int64_t>{3, 77, 4, 64}));
+  EXPECT_EQ((*temps)[0].second.code, kDLFloat);
+  EXPECT_EQ((*temps)[0].second.bits, 32);
+  EXPECT_EQ(f.temporaries(args, {}).status().message(),
+            "function 'differential_causal' takes 6 arguments and 1 results, got 6 and 0");
+}
+
+TEST(FunctionPlanTest, DifferentialAttentionUnfusedIsThreeKernels) {
+  Lowered l;
+  PipelineOptions options;
+  options.fuseCombine = false;
+  ASSERT_NO_FATAL_FAILURE(lowerVariant("differential.mlir", l, options));
+  const LoweredFunction &f = l.functions[0];
+  ASSERT_EQ(f.kernels.size(), 3u);
+  EXPECT_EQ(f.kernels[2].name, "differential_causal_step2");
   EXPECT_EQ(f.numTemporaries, 2u);
   // The combine reads both intermediates and lambda (argument 5) and writes the result.
   const auto &b = f.kernels[2].bindings;
@@ -96,18 +133,6 @@ TEST(FunctionPlanTest, DifferentialAttentionIsThreeKernels) {
   EXPECT_EQ(b[2].kind, ParamBinding::Argument);
   EXPECT_EQ(b[2].index, 5u);
   EXPECT_EQ(b[3].kind, ParamBinding::Result);
-
-  // Intermediates: f32 [B, Sq, H, Dv] from q1's batch and length.
-  std::vector<std::vector<int64_t>> args = {{3, 77, 4, 64},  {3, 130, 2, 64}, {3, 77, 4, 64},
-                                            {3, 130, 2, 64}, {3, 130, 2, 64}, {4}};
-  auto temps = f.temporaries(args, {{3, 77, 4, 64}});
-  ASSERT_TRUE(temps.ok()) << temps.status().message();
-  ASSERT_EQ(temps->size(), 2u);
-  EXPECT_EQ((*temps)[1].first, (std::vector<int64_t>{3, 77, 4, 64}));
-  EXPECT_EQ((*temps)[1].second.code, kDLFloat);
-  EXPECT_EQ((*temps)[1].second.bits, 32);
-  EXPECT_EQ(f.temporaries(args, {}).status().message(),
-            "function 'differential_causal' takes 6 arguments and 1 results, got 6 and 0");
 }
 
 TEST(FunctionPlanTest, SingleAttentionKeepsItsName) {
@@ -307,14 +332,15 @@ TEST(FunctionPlanTest, LongKeysPlan) {
   }
 }
 
-// The persistent plan of a function of three kernels (differential attention: two attentions,
-// a combine) is bounded by its attention kernels (D64: 192-row tiles, 8 of them up to 1536
-// rows); the combine, not persistent, does not bound it (nor could it: its grid comes from an
-// intermediate).
+// The persistent plan of a function of three kernels (differential attention unfused: two
+// attentions, a combine) is bounded by its attention kernels (D64: 192-row tiles, 8 of them up
+// to 1536 rows); the combine, not persistent, does not bound it (nor could it: its grid comes
+// from an intermediate).
 TEST(FunctionPlanTest, PersistentPlanOfAThreeKernelFunction) {
   Lowered plain, persistent;
-  ASSERT_NO_FATAL_FAILURE(lowerVariant("differential.mlir", plain));
   PipelineOptions options;
+  options.fuseCombine = false;
+  ASSERT_NO_FATAL_FAILURE(lowerVariant("differential.mlir", plain, options));
   options.persistent = true;
   ASSERT_NO_FATAL_FAILURE(lowerVariant("differential.mlir", persistent, options));
   LoweredFunction &one = persistent.functions[0], &two = plain.functions[0];
@@ -342,7 +368,9 @@ TEST(FunctionPlanTest, PersistentPlanOfAThreeKernelFunction) {
 
 TEST(FunctionPlanTest, MalformedPlansAreReported) {
   Lowered l;
-  ASSERT_NO_FATAL_FAILURE(lowerVariant("differential.mlir", l));
+  PipelineOptions unfused;
+  unfused.fuseCombine = false;
+  ASSERT_NO_FATAL_FAILURE(lowerVariant("differential.mlir", l, unfused));
   std::vector<LoweredKernel> kernels = l.functions[0].kernels;
   std::swap(kernels[0], kernels[2]);
   kernels[0].step = 0;

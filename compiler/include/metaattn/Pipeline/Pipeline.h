@@ -117,6 +117,10 @@ struct PipelineOptions {
   /// mask's ids): skipped where the query and key ids cannot meet, unmasked where they are
   /// one document (tile.read_bounds).
   bool idBounds = true;
+  /// An attn.combine right after the attention that makes one of its values runs in that
+  /// kernel's epilogue (convert-attn-to-tile fuse-combine): one kernel and one f32
+  /// intermediate fewer (a differential attention's second output).
+  bool fuseCombine = true;
   /// A kv tile's id bounds are read one iteration early, behind the previous tile's score
   /// gemm (tile-prefetch-bounds). Off: 4-13% slower on the H200 (benchmarks/RESULTS.md).
   bool prefetchBounds = false;
@@ -242,6 +246,8 @@ public:
   const rt::KernelSignature &signature() const { return kernel.signature; }
   const std::string &cudaSource() const { return kernel.cudaSource; }
   const rt::CompiledKernel &binary() const { return *compiled; }
+  /// Its name, signature and place in its function.
+  const LoweredKernel &lowered() const { return kernel; }
 
 private:
   friend rt::StatusOr<std::vector<AttentionKernel>>

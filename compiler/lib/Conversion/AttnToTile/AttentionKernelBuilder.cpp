@@ -32,8 +32,9 @@ namespace {
 
 class KernelBuilder : public TileIRBuilder {
 public:
-  KernelBuilder(OpBuilder &b, attn::OnlineAttentionOp op, const TileConfig &config)
-      : TileIRBuilder(b, op.getLoc()), op(op), cfg(config) {}
+  KernelBuilder(OpBuilder &b, attn::OnlineAttentionOp op, const TileConfig &config,
+                attn::CombineOp epilogue)
+      : TileIRBuilder(b, op.getLoc()), op(op), cfg(config), epilogue(epilogue) {}
 
   FailureOr<KernelOp> build(StringRef name);
 
@@ -114,6 +115,11 @@ private:
 
   attn::OnlineAttentionOp op;
   TileConfig cfg;
+  /// The combine evaluated in the epilogue (null: the kernel writes its own output), the
+  /// parameters of its values (null at this attention's own output) and of its inputs.
+  attn::CombineOp epilogue;
+  SmallVector<Value> combineValueParams, combineInputParams;
+  SmallVector<SmallVector<attn::InputAxis>> combineAxes;
 
   int64_t heads = 0, kvHeads = 0, valueDim = 0;
   Type elt;
@@ -361,7 +367,11 @@ void KernelBuilder::buildEpilogue() {
   {
     SmallVector<Value> ivs;
     ParallelOp par = beginParallel({bm, cfg.paddedValueDim}, ivs);
-    store(b.create<arith::MulFOp>(loc, load(out, ivs), load(inverse, ivs[0])), out, ivs);
+    Value o = b.create<arith::MulFOp>(loc, load(out, ivs), load(inverse, ivs[0]));
+    if (epilogue)
+      o = evaluateCombine(*this, b, loc, epilogue, combineValueParams, o, combineInputParams,
+                          combineAxes, batch, head, add(q0, ivs[0]), ivs[1]);
+    store(o, out, ivs);
     endParallel(par);
   }
   Value zero = idx(0);
@@ -399,7 +409,8 @@ FailureOr<KernelOp> KernelBuilder::build(StringRef name) {
                                "multiple of 16, got block-m "
                             << cfg.blockM << ", block-n " << cfg.blockN << ", warps " << cfg.warps;
 
-  // Parameters: q, k, v, inputs, output, row statistics.
+  // Parameters: q, k, v, inputs, [the epilogue's other values and inputs], output, row
+  // statistics.
   auto toGlobal = [](Type t) {
     auto rt = cast<RankedTensorType>(t);
     return GlobalTensorType::get(t.getContext(), rt.getShape(), rt.getElementType());
@@ -407,8 +418,24 @@ FailureOr<KernelOp> KernelBuilder::build(StringRef name) {
   SmallVector<Type> params;
   for (Value operand : op->getOperands())
     params.push_back(toGlobal(operand.getType()));
-  for (Type result : op->getResultTypes())
-    params.push_back(toGlobal(result));
+  unsigned numCombineValues = 0, numCombineInputs = 0;
+  if (epilogue) {
+    auto axes = combineInputAxes(epilogue);
+    if (failed(axes))
+      return failure();
+    combineAxes = std::move(*axes);
+    for (Value value : epilogue.getValues())
+      if (value != op.getOutput()) {
+        params.push_back(toGlobal(value.getType()));
+        ++numCombineValues;
+      }
+    for (Value input : epilogue.getInputs())
+      params.push_back(toGlobal(input.getType()));
+    numCombineInputs = epilogue.getInputs().size();
+  }
+  params.push_back(toGlobal(epilogue ? epilogue.getOutput().getType() : op.getOutput().getType()));
+  if (op.getLse())
+    params.push_back(toGlobal(op.getLse().getType()));
   int64_t qIndex = 0;
   SmallVector<int64_t> grid = {qIndex, 1, cfg.blockM, -1, 0, heads, qIndex, 0, 1};
   auto kernel = b.create<KernelOp>(loc, name, b.getFunctionType(params, {}),
@@ -438,6 +465,13 @@ FailureOr<KernelOp> KernelBuilder::build(StringRef name) {
       }
       described.push_back({"input" + std::to_string(i), symbols});
     }
+    if (epilogue) {
+      for (auto [i, value] : llvm::enumerate(epilogue.getValues()))
+        if (value != op.getOutput())
+          described.push_back({"x" + std::to_string(i), {"B", "Sq", "H", "Dv"}});
+      for (auto [i, axes] : llvm::enumerate(combineAxes))
+        described.push_back({"combine_input" + std::to_string(i), combineInputSymbols(axes)});
+    }
     described.push_back({"o", {"B", "Sq", "H", "Dv"}});
     if (op.getLse())
       described.push_back({"lse", {"B", "H", "Sq"}});
@@ -450,7 +484,7 @@ FailureOr<KernelOp> KernelBuilder::build(StringRef name) {
       symbolAttrs.push_back(b.getArrayAttr(dims));
     }
     kernel->setAttr("tile.dim_symbols", b.getArrayAttr(symbolAttrs));
-    SmallVector<int64_t> outputs = {int64_t(params.size() - op->getNumResults())};
+    SmallVector<int64_t> outputs = {int64_t(params.size() - (op.getLse() ? 2 : 1))};
     if (op.getLse())
       outputs.push_back(params.size() - 1);
     kernel->setAttr("tile.outputs", b.getDenseI64ArrayAttr(outputs));
@@ -464,9 +498,17 @@ FailureOr<KernelOp> KernelBuilder::build(StringRef name) {
   unsigned numInputs = op.getInputs().size();
   for (unsigned i = 0; i < numInputs; ++i)
     inputParams.push_back(entry->getArgument(3 + i));
-  oParam = entry->getArgument(3 + numInputs);
+  unsigned next = 3 + numInputs;
+  if (epilogue) {
+    for (Value value : epilogue.getValues())
+      combineValueParams.push_back(value == op.getOutput() ? Value() : entry->getArgument(next++));
+    for (unsigned i = 0; i < numCombineInputs; ++i)
+      combineInputParams.push_back(entry->getArgument(next++));
+  }
+  assert(next == 3 + numInputs + numCombineValues + numCombineInputs);
+  oParam = entry->getArgument(next);
   if (op.getLse())
-    lseParam = entry->getArgument(4 + numInputs);
+    lseParam = entry->getArgument(next + 1);
 
   // Which block this is. Query tiles run last-first: under a causal mask the last tiles have
   // the most kv tiles, and starting them first leaves short blocks for the grid's tail.
@@ -566,7 +608,8 @@ FailureOr<KernelOp> KernelBuilder::build(StringRef name) {
 } // namespace
 
 FailureOr<KernelOp> metaattn::buildAttentionKernel(OpBuilder &builder, attn::OnlineAttentionOp op,
-                                                   StringRef name, const TileConfig &config) {
+                                                   StringRef name, const TileConfig &config,
+                                                   attn::CombineOp epilogue) {
   OpBuilder::InsertionGuard guard(builder);
-  return KernelBuilder(builder, op, config).build(name);
+  return KernelBuilder(builder, op, config, epilogue).build(name);
 }

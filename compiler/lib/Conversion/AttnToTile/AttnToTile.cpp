@@ -1,8 +1,10 @@
 //===- AttnToTile.cpp - convert-attn-to-tile --------------------------------===//
 //
 // Replaces each function of attention, combine and recurrent ops by tile.kernels, one per op
-// in order; a function of one op gives one kernel of the same name. The kernel bodies are
-// built by AttentionKernelBuilder.cpp, CombineKernelBuilder.cpp and RecurrentKernelBuilder.cpp.
+// in order (a combine right after the attention whose output it alone reads runs in that
+// attention's epilogue, with fuse-combine); a function of one kernel gives it its name. The kernel
+// bodies are built by AttentionKernelBuilder.cpp, CombineKernelBuilder.cpp and
+// RecurrentKernelBuilder.cpp.
 //
 //===----------------------------------------------------------------------===//
 
@@ -29,12 +31,27 @@ namespace {
 struct Step {
   Operation *op;
   SmallVector<std::string> bindings;
+  /// An attn.combine evaluated in this attention's epilogue (fuse-combine), or null.
+  attn::CombineOp epilogue = {};
 };
+
+/// Whether `combine` can run in the epilogue of `attention`, the op right before it: it
+/// takes the attention's output, which nothing else uses, and writes a tensor of that shape
+/// (so the attention's grid of query tiles and heads covers it).
+static bool fusable(attn::OnlineAttentionOp attention, attn::CombineOp combine) {
+  Value out = attention.getOutput();
+  if (!llvm::all_of(out.getUsers(), [&](Operation *user) { return user == combine; }) ||
+      out.use_empty())
+    return false;
+  auto outType = cast<RankedTensorType>(out.getType());
+  auto combined = cast<RankedTensorType>(combine.getOutput().getType());
+  return outType.getShape() == combined.getShape();
+}
 
 /// The ops of `func` in order, with the bindings of their operands and results. The body
 /// must be attention and combine ops reading function arguments and earlier results, then a
 /// return of op results.
-FailureOr<SmallVector<Step>> planFunction(func::FuncOp func) {
+FailureOr<SmallVector<Step>> planFunction(func::FuncOp func, bool fuseCombine) {
   const char *expects = "convert-attn-to-tile expects the function body to be attention, "
                         "combine and recurrent ops and a return";
   if (!llvm::hasSingleElement(func.getBody()))
@@ -56,22 +73,50 @@ FailureOr<SmallVector<Step>> planFunction(func::FuncOp func) {
   }
   SmallVector<Step> steps;
   unsigned temps = 0;
-  for (Operation &op : body.without_terminator()) {
-    if (!isa<attn::OnlineAttentionOp, attn::CombineOp, attn::RecurrentOp>(op))
-      return op.emitError() << expects;
-    Step step{&op, {}};
-    for (auto [i, operand] : llvm::enumerate(op.getOperands())) {
+  auto bindOperands = [&](Operation &op, ValueRange operands, unsigned first,
+                          Step &step) -> LogicalResult {
+    for (auto [i, operand] : llvm::enumerate(operands)) {
       auto it = where.find(operand);
       if (it == where.end())
-        return op.emitError() << "convert-attn-to-tile: operand #" << i
+        return op.emitError() << "convert-attn-to-tile: operand #" << first + i
                               << " must be a function argument or a result of an earlier op";
       step.bindings.push_back(it->second);
     }
-    for (Value result : op.getResults()) {
-      auto [it, inserted] = where.try_emplace(result, "temp:" + std::to_string(temps));
-      temps += inserted;
-      step.bindings.push_back(it->second);
+    return success();
+  };
+  auto bindResult = [&](Value result, Step &step) {
+    auto [it, inserted] = where.try_emplace(result, "temp:" + std::to_string(temps));
+    temps += inserted;
+    step.bindings.push_back(it->second);
+  };
+  for (auto opIt = body.begin(); opIt != std::prev(body.end()); ++opIt) {
+    Operation &op = *opIt;
+    if (!isa<attn::OnlineAttentionOp, attn::CombineOp, attn::RecurrentOp>(op))
+      return op.emitError() << expects;
+    Step step{&op, {}};
+    if (failed(bindOperands(op, op.getOperands(), 0, step)))
+      return failure();
+    // The attention's epilogue evaluates the combine right after it: bindings q, k, v,
+    // inputs, the combine's other values and inputs, its output, then the attention's
+    // statistic.
+    auto attention = dyn_cast<attn::OnlineAttentionOp>(op);
+    auto combine = dyn_cast<attn::CombineOp>(*std::next(opIt));
+    if (fuseCombine && attention && combine && fusable(attention, combine)) {
+      step.epilogue = combine;
+      for (auto [i, value] : llvm::enumerate(combine.getValues()))
+        if (value != attention.getOutput() && failed(bindOperands(*combine, value, i, step)))
+          return failure();
+      if (failed(bindOperands(*combine, combine.getInputs(), combine.getValues().size(), step)))
+        return failure();
+      bindResult(combine.getOutput(), step);
+      if (Value lse = attention.getLse())
+        bindResult(lse, step);
+      steps.push_back(std::move(step));
+      ++opIt;
+      continue;
     }
+    for (Value result : op.getResults())
+      bindResult(result, step);
     steps.push_back(std::move(step));
   }
   for (BlockArgument arg : func.getArguments())
@@ -107,8 +152,9 @@ struct ConvertAttnToTilePass : public metaattn::impl::ConvertAttnToTileBase<Conv
   using Base::Base;
 
   /// The kernel of one step, with tile sizes from the model unless set by the options.
-  FailureOr<tile::KernelOp> buildStep(OpBuilder &builder, Operation *op, StringRef name,
+  FailureOr<tile::KernelOp> buildStep(OpBuilder &builder, Step step, StringRef name,
                                       const TargetDesc &target) {
+    Operation *op = step.op;
 
     TileConfig config;
     auto attention = dyn_cast<attn::OnlineAttentionOp>(op);
@@ -152,7 +198,8 @@ struct ConvertAttnToTilePass : public metaattn::impl::ConvertAttnToTileBase<Conv
     config.stagedOutput = stagedOutput;
     if (attention && stagedOutput && persistent) {
       auto qt = cast<RankedTensorType>(attention.getQ().getType());
-      auto ot = cast<RankedTensorType>(attention.getOutput().getType());
+      Value written = step.epilogue ? step.epilogue.getOutput() : attention.getOutput();
+      auto ot = cast<RankedTensorType>(written.getType());
       int64_t bytes = qt.getElementTypeBitWidth() / 8;
       config.ownStagingTile = true;
       config.stagedOutput =
@@ -160,7 +207,7 @@ struct ConvertAttnToTilePass : public metaattn::impl::ConvertAttnToTileBase<Conv
           config.fitsSharedMemory(bytes, target, config.blockM * config.paddedValueDim * bytes);
     }
     if (attention)
-      return buildAttentionKernel(builder, attention, name, config);
+      return buildAttentionKernel(builder, attention, name, config, step.epilogue);
     return buildCombineKernel(builder, cast<attn::CombineOp>(op), name, config);
   }
 
@@ -200,7 +247,7 @@ struct ConvertAttnToTilePass : public metaattn::impl::ConvertAttnToTileBase<Conv
       return signalPassFailure();
     SymbolTable symbols(getOperation());
     for (func::FuncOp func : funcs) {
-      FailureOr<SmallVector<Step>> steps = planFunction(func);
+      FailureOr<SmallVector<Step>> steps = planFunction(func, fuseCombine);
       if (failed(steps))
         return signalPassFailure();
       std::string name = func.getSymName().str();
@@ -280,7 +327,7 @@ struct ConvertAttnToTilePass : public metaattn::impl::ConvertAttnToTileBase<Conv
         FailureOr<std::string> stepName = kernelName();
         if (failed(stepName))
           return signalPassFailure();
-        FailureOr<tile::KernelOp> kernel = buildStep(builder, step.op, *stepName, *target);
+        FailureOr<tile::KernelOp> kernel = buildStep(builder, step, *stepName, *target);
         if (failed(kernel))
           return signalPassFailure();
         record(*kernel, step.bindings);

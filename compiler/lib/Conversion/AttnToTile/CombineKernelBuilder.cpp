@@ -28,6 +28,9 @@ FailureOr<KernelOp> metaattn::buildCombineKernel(OpBuilder &b, attn::CombineOp o
     return op.emitOpError() << "tile config needs block-m a multiple of 16·warps, got block-m "
                             << bm << ", warps " << cfg.warps;
 
+  auto inputAxes = combineInputAxes(op);
+  if (failed(inputAxes))
+    return failure();
   SmallVector<Type> params;
   auto toGlobal = [](Type t) {
     auto rt = cast<RankedTensorType>(t);
@@ -55,22 +58,8 @@ FailureOr<KernelOp> metaattn::buildCombineKernel(OpBuilder &b, attn::CombineOp o
   std::string outputSymbols[] = {"B", "Sq", "H", "Dv"};
   for (unsigned i = 0; i < numValues; ++i)
     describe(i, "x" + std::to_string(i), outputSymbols);
-  SmallVector<SmallVector<attn::InputAxis>> inputAxes;
-  for (auto [i, attr] : llvm::enumerate(op.getInputDims())) {
-    std::string error;
-    auto axes = attn::parseInputDims(cast<StringAttr>(attr).getValue(), error);
-    if (!axes)
-      return op.emitOpError() << "input_dims[" << i << "]: " << error;
-    SmallVector<std::string> symbols;
-    for (const attn::InputAxis &a : *axes) {
-      std::string s = a.dim == attn::InputDim::B ? "B" : a.dim == attn::InputDim::H ? "H" : "Sq";
-      if (a.isBlock())
-        s += "/" + std::to_string(a.divisor);
-      symbols.push_back(s);
-    }
-    describe(numValues + i, "input" + std::to_string(i), symbols);
-    inputAxes.push_back(std::move(*axes));
-  }
+  for (auto [i, axes] : llvm::enumerate(*inputAxes))
+    describe(numValues + i, "input" + std::to_string(i), combineInputSymbols(axes));
   describe(numValues + numInputs, "o", outputSymbols);
   kernel->setAttr("tile.dim_symbols", b.getArrayAttr(symbolAttrs));
   kernel->setAttr("tile.outputs",
@@ -85,9 +74,8 @@ FailureOr<KernelOp> metaattn::buildCombineKernel(OpBuilder &b, attn::CombineOp o
   Value head = b.create<BlockIdOp>(loc, b.getIndexType(), 1);
   Value batch = b.create<BlockIdOp>(loc, b.getIndexType(), 2);
   Value q0 = b.create<arith::MulIOp>(loc, qTile, idx(bm));
-  Type f32 = b.getF32Type();
   Value result = b.create<AllocOp>(
-      loc, getBufferType(b.getContext(), {bm, dv}, f32, MemorySpace::fragment), nullptr);
+      loc, getBufferType(b.getContext(), {bm, dv}, b.getF32Type(), MemorySpace::fragment), nullptr);
 
   auto par = b.create<ParallelOp>(loc, ArrayRef<int64_t>{bm, dv});
   {
@@ -96,28 +84,10 @@ FailureOr<KernelOp> metaattn::buildCombineKernel(OpBuilder &b, attn::CombineOp o
     b.setInsertionPoint(body.getTerminator());
     Value row = body.getArgument(0), col = body.getArgument(1);
     Value q = b.create<arith::AddIOp>(loc, q0, row);
-    // Region arguments: the operands at (b, q, h, d) as f32, the indices, the inputs.
-    SmallVector<Value> args;
-    for (unsigned i = 0; i < numValues; ++i) {
-      Type elt = cast<RankedTensorType>(op.getValues()[i].getType()).getElementType();
-      Value x = b.create<ReadOp>(loc, elt, entry->getArgument(i), ValueRange{batch, q, head, col});
-      if (!elt.isF32())
-        x = b.create<arith::ExtFOp>(loc, f32, x);
-      args.push_back(x);
-    }
-    args.append({batch, head, q, col});
-    for (unsigned i = 0; i < numInputs; ++i) {
-      SmallVector<Value> indices;
-      for (const attn::InputAxis &a : inputAxes[i]) {
-        Value index = a.dim == attn::InputDim::B ? batch : a.dim == attn::InputDim::H ? head : q;
-        if (a.isBlock())
-          index = b.create<arith::DivUIOp>(loc, index, idx(a.divisor));
-        indices.push_back(index);
-      }
-      Type elt = cast<RankedTensorType>(op.getInputs()[i].getType()).getElementType();
-      args.push_back(b.create<ReadOp>(loc, elt, entry->getArgument(numValues + i), indices));
-    }
-    Value value = tb.inlineRegion(op.getCombiner(), args).front();
+    SmallVector<Value> valueParams(entry->getArguments().take_front(numValues));
+    SmallVector<Value> inputParams(entry->getArguments().slice(numValues, numInputs));
+    Value value = evaluateCombine(tb, b, loc, op, valueParams, Value(), inputParams, *inputAxes,
+                                  batch, head, q, col);
     b.create<memref::StoreOp>(loc, value, result, ValueRange{row, col});
   }
   b.setInsertionPointAfter(par);
@@ -125,4 +95,61 @@ FailureOr<KernelOp> metaattn::buildCombineKernel(OpBuilder &b, attn::CombineOp o
                    ValueRange{batch, q0, head, idx(0)}, b.getDenseI64ArrayAttr({1, 3}), false);
   b.create<ReturnOp>(loc);
   return kernel;
+}
+
+FailureOr<SmallVector<SmallVector<attn::InputAxis>>>
+metaattn::combineInputAxes(attn::CombineOp op) {
+  SmallVector<SmallVector<attn::InputAxis>> all;
+  for (auto [i, attr] : llvm::enumerate(op.getInputDims())) {
+    std::string error;
+    auto axes = attn::parseInputDims(cast<StringAttr>(attr).getValue(), error);
+    if (!axes)
+      return op.emitOpError() << "input_dims[" << i << "]: " << error;
+    all.push_back(std::move(*axes));
+  }
+  return all;
+}
+
+SmallVector<std::string> metaattn::combineInputSymbols(ArrayRef<attn::InputAxis> axes) {
+  SmallVector<std::string> symbols;
+  for (const attn::InputAxis &a : axes) {
+    std::string s = a.dim == attn::InputDim::B ? "B" : a.dim == attn::InputDim::H ? "H" : "Sq";
+    if (a.isBlock())
+      s += "/" + std::to_string(a.divisor);
+    symbols.push_back(s);
+  }
+  return symbols;
+}
+
+Value metaattn::evaluateCombine(TileIRBuilder &tb, OpBuilder &b, Location loc, attn::CombineOp op,
+                                ArrayRef<Value> valueParams, Value own, ArrayRef<Value> inputParams,
+                                ArrayRef<SmallVector<attn::InputAxis>> inputAxes, Value batch,
+                                Value head, Value q, Value col) {
+  // Region arguments: the values at (b, q, h, d) as f32, the indices, the inputs.
+  Type f32 = b.getF32Type();
+  SmallVector<Value> args;
+  for (auto [i, param] : llvm::enumerate(valueParams)) {
+    if (!param) {
+      args.push_back(own);
+      continue;
+    }
+    Type elt = cast<RankedTensorType>(op.getValues()[i].getType()).getElementType();
+    Value x = b.create<ReadOp>(loc, elt, param, ValueRange{batch, q, head, col});
+    if (!elt.isF32())
+      x = b.create<arith::ExtFOp>(loc, f32, x);
+    args.push_back(x);
+  }
+  args.append({batch, head, q, col});
+  for (auto [i, param] : llvm::enumerate(inputParams)) {
+    SmallVector<Value> indices;
+    for (const attn::InputAxis &a : inputAxes[i]) {
+      Value index = a.dim == attn::InputDim::B ? batch : a.dim == attn::InputDim::H ? head : q;
+      if (a.isBlock())
+        index = b.create<arith::DivUIOp>(loc, index, tb.idx(a.divisor));
+      indices.push_back(index);
+    }
+    Type elt = cast<RankedTensorType>(op.getInputs()[i].getType()).getElementType();
+    args.push_back(b.create<ReadOp>(loc, elt, param, indices));
+  }
+  return tb.inlineRegion(op.getCombiner(), args).front();
 }

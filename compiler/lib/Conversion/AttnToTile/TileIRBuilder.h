@@ -8,6 +8,7 @@
 #ifndef METAATTN_CONVERSION_ATTNTOTILE_TILEIRBUILDER_H
 #define METAATTN_CONVERSION_ATTNTOTILE_TILEIRBUILDER_H
 
+#include "metaattn/Dialect/Attn/IR/AttnOps.h"
 #include "metaattn/Dialect/Tile/IR/TileOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -74,6 +75,22 @@ protected:
   mlir::OpBuilder &b;
   mlir::Location loc;
 };
+
+/// The axes of each custom input of an attn.combine, or failure (reported on `op`).
+mlir::FailureOr<llvm::SmallVector<llvm::SmallVector<attn::InputAxis>>>
+combineInputAxes(attn::CombineOp op);
+
+/// The runtime's dimension symbols of a combine input over `axes` ("B", "H", "Sq", "Sq/64").
+llvm::SmallVector<std::string> combineInputSymbols(llvm::ArrayRef<attn::InputAxis> axes);
+
+/// The combine region of `op` evaluated at (batch, q, head, col), inlined at `b`'s insertion
+/// point: value i is `own` where `valueParams[i]` is null, else read from that global tensor
+/// (0 outside its sizes) as f32; input i is read from `inputParams[i]` over `inputAxes[i]`.
+mlir::Value evaluateCombine(TileIRBuilder &tb, mlir::OpBuilder &b, mlir::Location loc,
+                            attn::CombineOp op, llvm::ArrayRef<mlir::Value> valueParams,
+                            mlir::Value own, llvm::ArrayRef<mlir::Value> inputParams,
+                            llvm::ArrayRef<llvm::SmallVector<attn::InputAxis>> inputAxes,
+                            mlir::Value batch, mlir::Value head, mlir::Value q, mlir::Value col);
 
 } // namespace metaattn
 

@@ -81,11 +81,16 @@ TileConfig chooseTileConfig(int64_t headDim, int64_t valueDim, int64_t elementBy
                             const TargetDesc &target, bool masked = true,
                             KernelSchedule schedule = {}, VariantTraits traits = {});
 
-/// Builds the tile.kernel for one online attention (used by convert-attn-to-tile).
+/// Builds the tile.kernel for one online attention (used by convert-attn-to-tile). With
+/// `epilogue`, an attn.combine one of whose values is `op`'s output (used by nothing else),
+/// the kernel evaluates the combine in its epilogue and writes the combine's output instead
+/// of its own: its parameters are q, k, v, the attention's inputs, the combine's other
+/// values (in order), the combine's inputs, the combine's output, then the attention's row
+/// statistic when it has one.
 mlir::FailureOr<tile::KernelOp> buildAttentionKernel(mlir::OpBuilder &builder,
                                                      attn::OnlineAttentionOp op,
-                                                     llvm::StringRef name,
-                                                     const TileConfig &config);
+                                                     llvm::StringRef name, const TileConfig &config,
+                                                     attn::CombineOp epilogue = {});
 
 /// Tiling of the chunked linear-attention kernel (attn.recurrent).
 struct RecurrentTileConfig {

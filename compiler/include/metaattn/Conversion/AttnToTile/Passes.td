@@ -74,6 +74,10 @@ def ConvertAttnToTile : Pass<"convert-attn-to-tile", "::mlir::ModuleOp"> {
            "whose producer reloads that tile, a tile of its own where shared memory has room">,
     Option<"persistent", "persistent", "bool", "false",
            "the kernels will be persistent (tile-warp-specialize persistent)">,
+    Option<"fuseCombine", "fuse-combine", "bool", "true",
+           "an attn.combine right after the attention that makes one of its values (used "
+           "by nothing else) runs in that attention kernel's epilogue: no kernel and no "
+           "intermediate of its own for that value">,
     Option<"idBounds", "id-bounds", "bool", "true",
            "attn.attention: a custom integer input with a plain q or kv axis (a document "
            "mask's ids) is bounded over each tile (tile.read_bounds) to skip or unmask it">,
