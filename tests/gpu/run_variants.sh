@@ -2,9 +2,9 @@
 # One call on the GPU machine for the variant library: every function of
 # frontend/variants/*.mlir against the oracle at several lengths, compute-sanitizer on four
 # variants with custom inputs or several kernels, the modules that bench_variants.py times at
-# shapes it does not print itself (block-sparse H16 D128 with --block-density, differential and
-# softmax at H12 D128 Dv256) against the oracle at small lengths, then the timing against
-# FlexAttention; a short table last.
+# shapes it does not print itself (block-sparse H16 D128 with --block-density, differential,
+# fused and not, and softmax at H12 D128 Dv256) against the oracle at small lengths, then the
+# timing against FlexAttention; a short table last.
 #
 #   BIN=<dir with static metaattn-run and metaattn-variant> OUT=<dir> bash tests/gpu/run_variants.sh
 set -u
@@ -72,7 +72,8 @@ bench_module() {
 }
 for c in "block_sparse --batch=1 --seq-q=520 --block-density=0.15" \
          "block_sparse --batch=1 --seq-q=300 --seq-kv=520 --block-density=0.3 --seed=3" \
-         "differential --batch=1 --seq-q=333" "softmax_dv256 --batch=1 --seq-q=333"; do
+         "differential --batch=1 --seq-q=333" "differential --batch=1 --seq-q=333 --fuse-combine=false" \
+         "softmax_dv256 --batch=1 --seq-q=333"; do
   bench_module "$c" > "$OUT/logs/bench_module_$(echo "$c" | tr -c 'A-Za-z0-9.\n' _).txt" &
 done
 wait
