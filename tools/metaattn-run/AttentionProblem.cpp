@@ -345,8 +345,9 @@ bool run::compareWithOracle(const Problem &problem, const RunOptions &options,
       } else if (!std::isfinite(x)) {
         // An infinity of the reference's sign is its correct rounding where the reference
         // lies past the largest finite value of the output's type (an fp16 recurrence that
-        // grows); any other non-finite output is wrong.
-        ok = std::isinf(x) && (x > 0) == (y > 0) && std::fabs(y) >= overflowAt(got.dtype);
+        // grows), or within the tolerance of it; any other non-finite output is wrong.
+        ok = std::isinf(x) && (x > 0) == (y > 0) &&
+             std::fabs(y) + a + r * std::fabs(y) >= overflowAt(got.dtype);
         err = ok ? 0 : HUGE_VAL;
       } else {
         err = std::fabs(x - y);
