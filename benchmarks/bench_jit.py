@@ -10,9 +10,15 @@ initially empty, METAATTN_CACHE_DIR:
           cache, which also shows that one compile serves every length.
 metaattn-run prints, per compiled kernel,
   jit: lower <ms> ms, compile <ms> ms (<nvrtc|disk-cache|memory-cache>), load <ms> ms
-(lower = MLIR lowering + CUDA emission, compile = NVRTC or the cache fetch, load =
-cuModuleLoadData). A run without that line is reported as "no jit line" (process wall time is
-still given). Targets (PERF.md): cold lower+compile+load <= 1.5 s; cached fetch+load <= 5 ms.
+(lower = MLIR lowering + CUDA emission of the whole function, every plan, the same figure on
+each kernel's line; compile = NVRTC or the cache fetch; load = cuModuleLoadData), then
+  jit: ready in <ms> ms (<n> kernels, wall)
+the wall time of the whole compile call: the kernels of a function's plans (D128 causal: the
+persistent and the one-block-per-tile kernels) compile concurrently, so their per-kernel
+figures overlap. The cold target is checked against that wall ("ready"); the per-kernel NVRTC
+times are summed beside it. A run without the jit lines is reported as "no jit line" (process
+wall time is still given). Targets (PERF.md): cold lower+compile+load <= 1.5 s; cached
+fetch+load <= 5 ms.
 
   python3 benchmarks/bench_jit.py --runner BIN/metaattn-run --out DIR
 """
@@ -31,8 +37,9 @@ from softmax_ir import softmax_ir  # noqa: E402
 
 VARIANTS = os.path.join(os.path.dirname(HERE), "frontend", "variants")
 COLD_TARGET_MS, CACHED_TARGET_MS = 1500.0, 5.0
-FIELDS = ["kernel", "phase", "batch", "seq", "rc", "wall_ms", "jit_lines", "lower_ms",
-          "compile_ms", "source", "load_ms", "jit_total_ms", "fetch_load_ms", "note", "date"]
+FIELDS = ["kernel", "phase", "batch", "seq", "rc", "wall_ms", "jit_lines", "ready_ms",
+          "lower_ms", "compile_ms", "source", "load_ms", "jit_total_ms", "fetch_load_ms", "note",
+          "date"]
 
 
 def kernels(workdir):
@@ -56,12 +63,14 @@ def measure(runner, label, path, function, phase, batch, seq, env):
                        env=env, timeout=300)
     wall = (time.perf_counter() - t) * 1e3
     row = {"kernel": label, "phase": phase, "batch": batch, "seq": seq, "rc": res["rc"],
-           "wall_ms": wall, "jit_lines": len(res["jit"]), "date": today(), "note": ""}
+           "wall_ms": wall, "jit_lines": len(res["jit"]), "ready_ms": res["ready_ms"],
+           "date": today(), "note": ""}
     if res["error"]:
         row["note"] = res["error"]
     if res["jit"]:
-        # One function runs per process; sum if the runner compiled more than one kernel.
-        row["lower_ms"] = sum(j["lower_ms"] for j in res["jit"])
+        # One function runs per process; its lowering is one figure repeated on each kernel's
+        # line, NVRTC and load times are summed over its kernels (which compile concurrently).
+        row["lower_ms"] = max(j["lower_ms"] for j in res["jit"])
         row["compile_ms"] = sum(j["compile_ms"] for j in res["jit"])
         row["load_ms"] = sum(j["load_ms"] for j in res["jit"])
         row["source"] = "+".join(sorted({j["source"] for j in res["jit"]}))
@@ -82,15 +91,16 @@ def table(rows):
     out = []
     for kernel, ph in by.items():
         cold, cached = ph.get("cold", {}), ph.get("cached", {})
-        ct, cf = cold.get("jit_total_ms", NAN), cached.get("fetch_load_ms", NAN)
+        ct, cf = cold.get("ready_ms", NAN), cached.get("fetch_load_ms", NAN)
         cold_ok = "✓" if isnum(ct) and ct <= COLD_TARGET_MS else ("✗" if isnum(ct) else "?")
         cached_ok = "✓" if isnum(cf) and cf <= CACHED_TARGET_MS else ("✗" if isnum(cf) else "?")
         if cold.get("source") == "no jit line":
             cold_cell = f"no jit line (process {fmt(cold.get('wall_ms'), '.0f')} ms)"
         else:
-            cold_cell = (f"{fmt(ct, '.0f')} ({fmt(cold.get('lower_ms'), '.0f')} lower + "
-                         f"{fmt(cold.get('compile_ms'), '.0f')} {cold.get('source', '?')} + "
-                         f"{fmt(cold.get('load_ms'), '.1f')} load) {cold_ok}")
+            cold_cell = (f"{fmt(ct, '.0f')} {cold_ok} ({cold.get('jit_lines')} kernels: "
+                         f"{fmt(cold.get('lower_ms'), '.0f')} lower, "
+                         f"{fmt(cold.get('compile_ms'), '.0f')} {cold.get('source', '?')} "
+                         f"summed over the kernels, {fmt(cold.get('load_ms'), '.1f')} load)")
         if cached.get("source") == "no jit line":
             cached_cell = f"no jit line (process {fmt(cached.get('wall_ms'), '.0f')} ms)"
         else:
@@ -99,14 +109,15 @@ def table(rows):
                            f" load) {cached_ok}")
         out.append([kernel, cold_cell, cached_cell, fmt(cached.get("lower_ms"), ".0f"),
                     f"{fmt(cold.get('wall_ms'), '.0f')} / {fmt(cached.get('wall_ms'), '.0f')}"])
-    return markdown_table(["kernel", f"cold ms (target ≤ {COLD_TARGET_MS:.0f})",
+    return markdown_table(["kernel", f"cold ready ms, wall (target ≤ {COLD_TARGET_MS:.0f})",
                            f"cached fetch+load ms (target ≤ {CACHED_TARGET_MS:.0f})",
                            "cached lower ms", "process wall ms cold / cached"], out)
 
 
 def report(rows, out):
     write_csv(os.path.join(out, "jit.csv"), rows, FIELDS)
-    text = "### JIT: cold compile and cached load per kernel\n\n" + table(rows)
+    text = ("### JIT: cold compile (wall: every plan's kernels, compiled concurrently) and cached "
+            "load\n\n" + table(rows))
     notes = [f"- {r['kernel']} ({r['phase']}): {r['note']}" for r in rows if r.get("note")]
     if notes:
         text += "\n\n" + "\n".join(notes)
@@ -136,7 +147,8 @@ def main(argv=None):
                 r = measure(args.runner, label, path, function, phase, batch, seq,
                             cold_env if phase == "cold" else env)
                 rows.append(r)
-                print(f"  {label} {phase}: {r['source']}, jit {fmt(r['jit_total_ms'], '.1f')} ms"
+                print(f"  {label} {phase}: {r['source']}, ready {fmt(r['ready_ms'], '.1f')} ms, "
+                      f"per-kernel sum {fmt(r['jit_total_ms'], '.1f')} ms"
                       f", process {r['wall_ms']:.0f} ms" + (f" ({r['note']})" if r["note"] else ""),
                       flush=True)
     finally:
