@@ -146,8 +146,9 @@ static cl::opt<bool> fusedChunksOpt(
     cl::init(false));
 static cl::opt<bool> foldScoreScaleOpt(
     cl::cat(runCategory), "fold-score-scale",
-    cl::desc("attentions whose score is s * c (c > 0) and whose shift is the score (softmax): "
-             "keep raw scores and fold c into the exponent's fma (default true: 4-14% faster "
+    cl::desc("attentions whose score is y * c (c > 0; y the score s, or computed from it as a soft "
+             "cap's tanh) and whose shift is the score (softmax): keep y raw and fold c into the "
+             "exponent's fma (default true: 4-14% faster "
              "for softmax on the H200 at D 64/128)"),
     cl::init(true));
 static cl::opt<bool> compactVectorOutputOpt(

@@ -161,8 +161,8 @@ struct LowerPipelineOptions : public PassPipelineOptions<LowerPipelineOptions> {
       llvm::cl::init(true)};
   Option<bool> foldScoreScale{
       *this, "fold-score-scale",
-      llvm::cl::desc("softmax-family attentions with a score s * c (c > 0): raw scores, c "
-                     "folded into the exponent's fma (default true)"),
+      llvm::cl::desc("softmax-family attentions with a score y * c (c > 0; y the score or computed "
+                     "from it): raw y, c folded into the exponent's fma (default true)"),
       llvm::cl::init(true)};
   Option<bool> pingpong{*this, "pingpong",
                         llvm::cl::desc("warp-specialised kernels: consumer warpgroups take "

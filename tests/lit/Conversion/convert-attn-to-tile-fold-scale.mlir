@@ -40,6 +40,25 @@
 // OFF: arith.mulf
 // OFF: tile.reduce max
 // CUDA: metaattn::dev::expSubScaled(
+// A soft cap, 50 · tanh(s · 0.02): the score loop keeps tanh(s · 0.02) raw (no multiplication by
+// 50 after the tanh), and 50 is applied where the scores and the maximum are read.
+// CHECK-LABEL: tile.kernel @capped
+// CHECK: tile.gemm
+// CHECK-NEXT: tile.parallel
+// CHECK: %[[CS:.*]] = memref.load %[[S2:[0-9]+]]
+// CHECK-NEXT: arith.constant 2.000000e-02 : f32
+// CHECK-NEXT: %[[ARG:.*]] = arith.mulf %[[CS]], %{{.*}} : f32
+// CHECK-NEXT: %[[T:.*]] = math.tanh %[[ARG]] : f32
+// CHECK-NOT: arith.mulf
+// CHECK: arith.select %{{.*}}, %[[T]], %{{.*}} : f32
+// CHECK: tile.reduce max %[[S2]] to %[[MNEW2:[0-9]+]] {accumulate}
+// CHECK: arith.constant 5.000000e+01 : f32
+// CHECK: %[[TRAW:.*]] = memref.load %[[S2]]
+// CHECK-NEXT: %[[C5:.*]] = arith.constant 5.000000e+01 : f32
+// CHECK-NEXT: arith.mulf %[[TRAW]], %[[C5]] : f32
+// CUDA-LABEL: from tile.kernel @capped.
+// CUDA: tanhf(
+// CUDA: metaattn::dev::expSubScaled(
 // A negative scale (max(c·s) is not c·max(s)) stays in the score loop.
 // CHECK-LABEL: tile.kernel @negative
 // CHECK: tile.gemm
@@ -53,6 +72,31 @@ func.func @scaled(%q: tensor<?x?x4x64xbf16>, %k: tensor<?x?x4x64xbf16>, %v: tens
     ^bb0(%s: f32, %b: index, %h: index, %qi: index, %ki: index, %sq: index, %skv: index):
       %c = arith.constant 0.125 : f32
       %r = arith.mulf %s, %c : f32
+      attn.yield %r : f32
+    } mask {
+    ^bb0(%b: index, %h: index, %qi: index, %ki: index, %sq: index, %skv: index):
+      %m = arith.cmpi sle, %ki, %qi : index
+      attn.yield %m : i1
+    } normalizer {
+    ^bb0(%s: f32, %b: index, %h: index, %qi: index, %ki: index, %sq: index, %skv: index):
+      %mx = attn.row_reduce max %s : f32
+      %d = arith.subf %s, %mx : f32
+      %w = math.exp %d : f32
+      %z = attn.row_reduce sum %w : f32
+      attn.normalize %w, %z : f32, f32
+    } : tensor<?x?x4x64xbf16>, tensor<?x?x4x64xbf16>, tensor<?x?x4x64xbf16> -> tensor<?x?x4x64xbf16>, tensor<?x4x?xf32>
+  return %o, %l : tensor<?x?x4x64xbf16>, tensor<?x4x?xf32>
+}
+
+func.func @capped(%q: tensor<?x?x4x64xbf16>, %k: tensor<?x?x4x64xbf16>, %v: tensor<?x?x4x64xbf16>) -> (tensor<?x?x4x64xbf16>, tensor<?x4x?xf32>) {
+  %o, %l = attn.attention %q, %k, %v
+    score {
+    ^bb0(%s: f32, %b: index, %h: index, %qi: index, %ki: index, %sq: index, %skv: index):
+      %k0 = arith.constant 0.02 : f32
+      %a = arith.mulf %s, %k0 : f32
+      %t = math.tanh %a : f32
+      %c = arith.constant 50.0 : f32
+      %r = arith.mulf %c, %t : f32
       attn.yield %r : f32
     } mask {
     ^bb0(%b: index, %h: index, %qi: index, %ki: index, %sq: index, %skv: index):

@@ -61,7 +61,8 @@ struct PipelineOptions {
     byGrid,
   };
   ChunkKernels chunkKernels = ChunkKernels::byGrid;
-  /// Softmax-family attentions with a score s * c (c > 0): keep raw scores and fold c into
+  /// Softmax-family attentions with a score y * c (c > 0; y the score s, or computed from it
+  /// as a soft cap's tanh(s·k)): keep y raw and fold c into
   /// the exponent's fma (convert-attn-to-tile fold-score-scale; on by default: 4-14% faster
   /// for softmax on the H200 at D 64/128, even at D 256).
   bool foldScoreScale = true;

@@ -141,8 +141,10 @@ private:
   /// The elementwise region yields 0 on a -inf score (weightsVanishOnMaskedScores).
   bool maskedScoresVanish = false;
   /// c when the scores are kept raw (TileConfig::foldScoreScale applies): the row maximum
-  /// is of raw scores, and c is applied where scores and maximum are read.
+  /// is of raw scores y, and c is applied where scores and maximum are read.
   std::optional<double> scoreScale;
+  /// y, the raw score in the score region (its argument for `s * c`).
+  Value rawScore;
 
   /// `v` times the folded score scale (when there is one).
   Value scaled(Value v) {
@@ -150,18 +152,23 @@ private:
   }
 };
 
-/// c when the score region is `yield s * c` for a finite constant c > 0.
-std::optional<double> positiveScoreScale(attn::OnlineAttentionOp op) {
+/// A score region `yield y * c` (or `c * y`) for a finite constant c > 0, where y is the score
+/// itself (`s * c`, a scaled dot product) or any value computed from it (`c * tanh(s * k)`,
+/// a soft cap): the softmax of c·y keeps y raw and folds c into the exponent.
+struct PositiveScale {
+  double c;
+  Value y;
+};
+std::optional<PositiveScale> positiveScoreScale(attn::OnlineAttentionOp op) {
   Block &score = op.getScore().front();
   auto mul = score.getTerminator()->getOperand(0).getDefiningOp<arith::MulFOp>();
   if (!mul)
     return std::nullopt;
   for (unsigned i = 0; i < 2; ++i) {
     FloatAttr c;
-    if (mul->getOperand(i) == score.getArgument(0) &&
-        matchPattern(mul->getOperand(1 - i), m_Constant(&c)) && c.getValueAsDouble() > 0 &&
+    if (matchPattern(mul->getOperand(1 - i), m_Constant(&c)) && c.getValueAsDouble() > 0 &&
         std::isfinite(c.getValueAsDouble()))
-      return c.getValueAsDouble();
+      return PositiveScale{c.getValueAsDouble(), mul->getOperand(i)};
   }
   return std::nullopt;
 }
@@ -237,6 +244,8 @@ void KernelBuilder::buildLoopBody(Value j) {
     Value s = load(scores, ivs);
     if (!scoreScale)
       s = inlineRegion(op.getScore(), regionArgs({s}, q, kv)).front();
+    else if (rawScore != op.getScore().getArgument(0))
+      s = inlineRegionValue(op.getScore(), regionArgs({s}, q, kv), rawScore);
     if (op.hasShift()) {
       Value x = inlineRegion(op.getShift(), regionArgs({s}, q, kv)).front();
       Value keep = keepValue(partial, q, kv);
@@ -541,7 +550,10 @@ FailureOr<KernelOp> KernelBuilder::build(StringRef name) {
     maskedScoresVanish = weightsVanishOnMaskedScores(op.getElementwise());
     // max(c·s) = c·max(s) for c > 0; a maximum started elsewhere (a sink) keeps its units.
     if (cfg.foldScoreScale && shiftInPlace && op.getShiftInit().empty())
-      scoreScale = positiveScoreScale(op);
+      if (std::optional<PositiveScale> scale = positiveScoreScale(op)) {
+        scoreScale = scale->c;
+        rawScore = scale->y;
+      }
     if (!shiftInPlace)
       shiftInput = alloc({bm, bn}, f32Type, MemorySpace::fragment);
     rowMax = alloc({bm}, f32Type, MemorySpace::fragment);

@@ -70,6 +70,19 @@ public:
       results.push_back(mapping.lookupOrDefault(v));
     return results;
   }
+  /// Inlines the operations of `region`'s block up to the one defining `inner` (a value of the
+  /// block, e.g. an operand of the value it yields) with `args`; returns the copy of `inner`.
+  mlir::Value inlineRegionValue(mlir::Region &region, mlir::ValueRange args, mlir::Value inner) {
+    mlir::Block &block = region.front();
+    mlir::IRMapping mapping;
+    mapping.map(block.getArguments(), args);
+    for (mlir::Operation &op : block.without_terminator()) {
+      if (mapping.contains(inner))
+        break;
+      b.clone(op, mapping);
+    }
+    return mapping.lookupOrDefault(inner);
+  }
 
 protected:
   mlir::OpBuilder &b;

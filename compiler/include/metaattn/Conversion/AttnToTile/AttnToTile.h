@@ -28,9 +28,10 @@ struct TileConfig {
   int64_t blockM = 64, blockN = 64, warps = 4, stages = 2;
   /// Head dims padded to the tensor-core granularity (16).
   int64_t paddedDim = 0, paddedValueDim = 0;
-  /// A score function s * c (c > 0 constant) whose score is the shift: keep raw scores, take
-  /// the row maximum of them and apply c where the maximum and the scores are used, so that
-  /// exp(c·s − c·m) is one fma per element (no pass scaling the scores).
+  /// A score function y * c (c > 0 constant; y the score s, or computed from it as a soft
+  /// cap's tanh(s·k)) whose score is the shift: keep y raw, take the row maximum of it and
+  /// apply c where the maximum and the scores are used, so that exp(c·y − c·m) is one fma per
+  /// element (no multiplication by c in the score loop).
   bool foldScoreScale = true;
   /// Classify tiles by the bounds of custom inputs with a plain q or kv axis (document ids,
   /// tile.read_bounds); off, such inputs leave every tile partial.

@@ -82,8 +82,9 @@ def ConvertAttnToTile : Pass<"convert-attn-to-tile", "::mlir::ModuleOp"> {
            "attn.attention: a custom integer input with a plain q or kv axis (a document "
            "mask's ids) is bounded over each tile (tile.read_bounds) to skip or unmask it">,
     Option<"foldScoreScale", "fold-score-scale", "bool", "true",
-           "attn.attention with a score s * c (c > 0) and the score as its shift: raw scores, "
-           "c applied with the maximum (one fma per exponent); wgmma targets only">,
+           "attn.attention with a score y * c (c > 0; y the score s, or computed from it as a "
+           "soft cap's tanh) and the score as its shift: raw y, c applied with the maximum (one "
+           "fma per exponent); wgmma targets only">,
     Option<"stagedStateStores", "staged-state-stores", "bool", "true",
            "attn.recurrent: the states kernel writes each chunk's state through shared "
            "memory in 16-byte row chunks where that keeps its blocks per multiprocessor">,
