@@ -144,6 +144,12 @@ static cl::opt<bool> fusedChunksOpt(
              "--resource-report, the separate kernels. Where the state would not fit, the kernels "
              "stay separate"),
     cl::init(false));
+static cl::opt<bool> dropRowTermsOpt(
+    cl::cat(runCategory), "drop-row-terms",
+    cl::desc("softmax-family attentions whose score has a term of the query row alone (ALiBi's "
+             "-slope*q): the element loop computes every row's scores at the block's first row "
+             "and the row statistic adds the difference back (default true)"),
+    cl::init(true));
 static cl::opt<bool> foldScoreScaleOpt(
     cl::cat(runCategory), "fold-score-scale",
     cl::desc("attentions whose score is y * c (c > 0; y the score s, or computed from it as a soft "
@@ -286,6 +292,7 @@ static int runMain(int argc, char **argv) {
     options.pipeline.chunkKernels = fusedChunksOpt ? PipelineOptions::ChunkKernels::fused
                                                    : PipelineOptions::ChunkKernels::separate;
   options.pipeline.foldScoreScale = foldScoreScaleOpt;
+  options.pipeline.dropRowTerms = dropRowTermsOpt;
   options.pipeline.warpSpecialize = warpSpecializeOpt;
   options.pipeline.pingpong = pingpongOpt;
   options.pipeline.gemmOverlap = gemmOverlapOpt;

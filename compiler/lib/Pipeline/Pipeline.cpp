@@ -45,6 +45,7 @@ void metaattn::buildAttnToTilePipeline(OpPassManager &pm, const PipelineOptions 
   convert.precomputeGates = options.precomputeGates;
   convert.fusedChunks = options.chunkKernels == PipelineOptions::ChunkKernels::fused;
   convert.foldScoreScale = options.foldScoreScale;
+  convert.dropRowTerms = options.dropRowTerms;
   convert.idBounds = options.idBounds;
   convert.fuseCombine = options.fuseCombine;
   convert.warpSpecialize = options.warpSpecialize;
@@ -105,6 +106,8 @@ std::string metaattn::tuningArch(llvm::StringRef target, const PipelineOptions &
     arch += "+no-id-bounds";
   if (!options.fuseCombine)
     arch += "+no-fuse-combine";
+  if (!options.dropRowTerms)
+    arch += "+no-drop-row-terms";
   if (options.prefetchBounds)
     arch += "+prefetch-bounds";
   if (options.skipLoads)
@@ -158,6 +161,12 @@ struct LowerPipelineOptions : public PassPipelineOptions<LowerPipelineOptions> {
       llvm::cl::desc("attn.recurrent with vector gates: the output kernel reuses one pair of "
                      "sub-chunk operand tiles and one stage, two blocks per multiprocessor "
                      "(default true: 20% faster on the H200 at Dk = Dv = 128)"),
+      llvm::cl::init(true)};
+  Option<bool> dropRowTerms{
+      *this, "drop-row-terms",
+      llvm::cl::desc("softmax-family attentions whose score has a term of the query row alone "
+                     "(ALiBi): the element loop computes it at the block's first row "
+                     "(default true)"),
       llvm::cl::init(true)};
   Option<bool> foldScoreScale{
       *this, "fold-score-scale",
@@ -238,6 +247,7 @@ void metaattn::registerMetaAttnPipelines() {
         options.chunkKernels = cl.fusedChunks ? PipelineOptions::ChunkKernels::fused
                                               : PipelineOptions::ChunkKernels::separate;
         options.foldScoreScale = cl.foldScoreScale;
+        options.dropRowTerms = cl.dropRowTerms;
         options.warpSpecialize = cl.warpSpecialize;
         options.pingpong = cl.pingpong;
         options.gemmOverlap = cl.gemmOverlap;

@@ -66,6 +66,10 @@ struct PipelineOptions {
   /// the exponent's fma (convert-attn-to-tile fold-score-scale; on by default: 4-14% faster
   /// for softmax on the H200 at D 64/128, even at D 256).
   bool foldScoreScale = true;
+  /// Softmax-family attentions whose score has a term of the query row alone (ALiBi's
+  /// −slope·q): the element loop computes every row's scores at the block's first row, the
+  /// row statistic adds the difference back (convert-attn-to-tile drop-row-terms).
+  bool dropRowTerms = true;
   /// A tuning file (metaattn/Pipeline/Tuning.h) whose entries for the target set the tile
   /// sizes of the attentions it knows (lowerToCuda applies it); empty: none. The sizes above,
   /// when set, still win.

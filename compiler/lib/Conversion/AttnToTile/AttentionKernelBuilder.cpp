@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "MaskIntervals.h"
+#include "RowTerms.h"
 #include "TileIRBuilder.h"
 #include "metaattn/Conversion/AttnToTile/AttnToTile.h"
 #include "metaattn/Dialect/Attn/Transforms/Passes.h"
@@ -46,31 +47,69 @@ private:
   }
   Value maxI(Value x, Value y) { return b.create<arith::MaxSIOp>(loc, x, y); }
 
+  /// The axes of each custom input (its `input_dims` entry).
+  SmallVector<SmallVector<attn::InputAxis>> inputAxes() {
+    SmallVector<SmallVector<attn::InputAxis>> axes;
+    for (Attribute attr : op.getInputDims()) {
+      std::string error;
+      axes.push_back(*attn::parseInputDims(cast<StringAttr>(attr).getValue(), error));
+    }
+    return axes;
+  }
+
+  /// Custom input i's scalar at (b, h, q, kv); 0 for an input over kv when `kv` is null.
+  Value readInput(unsigned i, ArrayRef<attn::InputAxis> dims, Value q, Value kv) {
+    Type elt = cast<RankedTensorType>(op.getInputs()[i].getType()).getElementType();
+    if (!kv && attn::hasInputDim(dims, InputDim::KV))
+      return b.create<arith::ConstantOp>(loc, b.getZeroAttr(elt));
+    SmallVector<Value> indices;
+    for (attn::InputAxis a : dims) {
+      Value index = a.dim == InputDim::B   ? batch
+                    : a.dim == InputDim::H ? head
+                    : a.dim == InputDim::Q ? q
+                                           : kv;
+      // A block index: floor(index / N) (indices are non-negative).
+      if (a.isBlock())
+        index = b.create<arith::DivUIOp>(loc, index, idx(a.divisor));
+      indices.push_back(index);
+    }
+    return b.create<ReadOp>(loc, elt, inputParams[i], indices);
+  }
+
   /// The custom-input scalars at (b, h, q, kv); inputs over kv read 0 when `kv` is null.
   SmallVector<Value> readInputs(Value q, Value kv) {
     SmallVector<Value> values;
-    for (auto [i, attr] : llvm::enumerate(op.getInputDims())) {
-      std::string error;
-      auto dims = *attn::parseInputDims(cast<StringAttr>(attr).getValue(), error);
-      Type elt = cast<RankedTensorType>(op.getInputs()[i].getType()).getElementType();
-      if (!kv && attn::hasInputDim(dims, InputDim::KV)) {
-        values.push_back(b.create<arith::ConstantOp>(loc, b.getZeroAttr(elt)));
-        continue;
-      }
-      SmallVector<Value> indices;
-      for (attn::InputAxis a : dims) {
-        Value index = a.dim == InputDim::B   ? batch
-                      : a.dim == InputDim::H ? head
-                      : a.dim == InputDim::Q ? q
-                                             : kv;
-        // A block index: floor(index / N) (indices are non-negative).
-        if (a.isBlock())
-          index = b.create<arith::DivUIOp>(loc, index, idx(a.divisor));
-        indices.push_back(index);
-      }
-      values.push_back(b.create<ReadOp>(loc, elt, inputParams[i], indices));
-    }
+    for (auto [i, dims] : llvm::enumerate(inputAxes()))
+      values.push_back(readInput(i, dims, q, kv));
     return values;
+  }
+
+  /// G(q) − G(q0) for the score's row term G (rowTerms), at `b`'s insertion point.
+  Value rowTermShift(Value q) {
+    SmallVector<SmallVector<attn::InputAxis>> axes = inputAxes();
+    auto at = [&](Value row) {
+      return rowTerms->emitRowTerm(b, loc, [&](unsigned i) -> Value {
+        constexpr unsigned kFixed = 1 + attn::kNumIndexArgs;
+        if (i >= kFixed)
+          return readInput(i - kFixed, axes[i - kFixed], row, Value());
+        switch (static_cast<IndexArg>(i - 1)) {
+        case IndexArg::B:
+          return batch;
+        case IndexArg::H:
+          return head;
+        case IndexArg::Q:
+          return row;
+        case IndexArg::SQ:
+          return seqQ;
+        case IndexArg::SKV:
+          return seqKv;
+        case IndexArg::KV:
+          break;
+        }
+        llvm_unreachable("a row term reads neither the score nor kv");
+      });
+    };
+    return b.create<arith::SubFOp>(loc, at(q), at(q0));
   }
 
   /// Region arguments (b, h, q, kv, sq, skv, inputs...) preceded by `leading`.
@@ -145,12 +184,28 @@ private:
   std::optional<double> scoreScale;
   /// y, the raw score in the score region (its argument for `s * c`).
   Value rawScore;
+  /// The score's term of the query row alone (TileConfig::dropRowTerms applies): the element
+  /// loop computes the score at the block's first row q0, and the maximum read by the
+  /// finalizer moves by G(q) − G(q0).
+  std::optional<RowTermSplit> rowTerms;
 
   /// `v` times the folded score scale (when there is one).
   Value scaled(Value v) {
     return scoreScale ? b.create<arith::MulFOp>(loc, v, f32(*scoreScale)).getResult() : v;
   }
 };
+
+/// Whether an elementwise region (s, m, ...) reads the score s and the row maximum m only as
+/// s − m: then its values do not change when a row's scores and maximum move together.
+bool weightsOfDifference(Region &elementwise) {
+  Block &block = elementwise.front();
+  Value s = block.getArgument(0), m = block.getArgument(1);
+  auto difference = [&](Operation *user) {
+    auto sub = dyn_cast<arith::SubFOp>(user);
+    return sub && sub.getLhs() == s && sub.getRhs() == m;
+  };
+  return llvm::all_of(s.getUsers(), difference) && llvm::all_of(m.getUsers(), difference);
+}
 
 /// A score region `yield y * c` (or `c * y`) for a finite constant c > 0, where y is the score
 /// itself (`s * c`, a scaled dot product) or any value computed from it (`c * tanh(s * k)`,
@@ -242,10 +297,12 @@ void KernelBuilder::buildLoopBody(Value j) {
     ParallelOp par = beginParallel({bm, bn}, ivs);
     Value q = add(q0, ivs[0]), kv = add(kv0, ivs[1]);
     Value s = load(scores, ivs);
+    // With a row term, every row's scores are computed as the block's first row's.
+    Value qScore = rowTerms ? q0 : q;
     if (!scoreScale)
-      s = inlineRegion(op.getScore(), regionArgs({s}, q, kv)).front();
+      s = inlineRegion(op.getScore(), regionArgs({s}, qScore, kv)).front();
     else if (rawScore != op.getScore().getArgument(0))
-      s = inlineRegionValue(op.getScore(), regionArgs({s}, q, kv), rawScore);
+      s = inlineRegionValue(op.getScore(), regionArgs({s}, qScore, kv), rawScore);
     if (op.hasShift()) {
       Value x = inlineRegion(op.getShift(), regionArgs({s}, q, kv)).front();
       Value keep = keepValue(partial, q, kv);
@@ -355,6 +412,8 @@ void KernelBuilder::buildEpilogue() {
     for (Value acc : accumulators)
       leading.push_back(load(acc, ivs));
     Value m = op.hasShift() ? scaled(load(rowMax, ivs)) : f32(0.0);
+    if (rowTerms)
+      m = b.create<arith::AddFOp>(loc, m, rowTermShift(q));
     leading.push_back(m);
     SmallVector<Value> fin = inlineRegion(op.getFinalize(), regionArgs(leading, q, Value()));
     Value z = fin[0];
@@ -554,6 +613,11 @@ FailureOr<KernelOp> KernelBuilder::build(StringRef name) {
         scoreScale = scale->c;
         rawScore = scale->y;
       }
+    // The weights must see the score only through s − m, and the maximum must be of the
+    // scores alone (no sink's start value in other units).
+    if (cfg.dropRowTerms && shiftInPlace && op.getShiftInit().empty() &&
+        weightsOfDifference(op.getElementwise()))
+      rowTerms = RowTermSplit::analyse(op.getScore(), inputAxes());
     if (!shiftInPlace)
       shiftInput = alloc({bm, bn}, f32Type, MemorySpace::fragment);
     rowMax = alloc({bm}, f32Type, MemorySpace::fragment);

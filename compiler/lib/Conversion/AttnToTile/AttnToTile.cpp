@@ -191,6 +191,7 @@ struct ConvertAttnToTilePass : public metaattn::impl::ConvertAttnToTileBase<Conv
     // Timed on sm_90a only (4-14% faster); on the mma.sync path it costs the D128 GQA kernel
     // a register over ptxas's choice (a 4-byte spill) with no measurement to weigh it against.
     config.foldScoreScale = foldScoreScale && target.wgmma;
+    config.dropRowTerms = dropRowTerms;
     config.idBounds = idBounds;
     // A persistent kernel stages its output in a tile of its own, where that fits beside
     // the others (not at D256, whose kv tiles take the room) and the output has the query's

@@ -33,6 +33,11 @@ struct TileConfig {
   /// apply c where the maximum and the scores are used, so that exp(c·y − c·m) is one fma per
   /// element (no multiplication by c in the score loop).
   bool foldScoreScale = true;
+  /// A softmax whose score splits as F(s, kv, ...) + G(q) (RowTermSplit, ALiBi): compute
+  /// every row's scores at the block's first row q0 (the weights exp(x − max x) do not change
+  /// when a row's scores move together) and add G(q) − G(q0) back to the row maximum that the
+  /// finalizer reads (the row statistic).
+  bool dropRowTerms = true;
   /// Classify tiles by the bounds of custom inputs with a plain q or kv axis (document ids,
   /// tile.read_bounds); off, such inputs leave every tile partial.
   bool idBounds = true;

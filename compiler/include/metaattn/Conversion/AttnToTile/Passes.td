@@ -85,6 +85,10 @@ def ConvertAttnToTile : Pass<"convert-attn-to-tile", "::mlir::ModuleOp"> {
            "attn.attention with a score y * c (c > 0; y the score s, or computed from it as a "
            "soft cap's tanh) and the score as its shift: raw y, c applied with the maximum (one "
            "fma per exponent); wgmma targets only">,
+    Option<"dropRowTerms", "drop-row-terms", "bool", "true",
+           "attn.attention with the score as its shift and weights of s - m: a score term of "
+           "the query row alone (ALiBi's slope * q) is computed at the block's first row, and "
+           "the maximum read by the finalizer moves back by the difference">,
     Option<"stagedStateStores", "staged-state-stores", "bool", "true",
            "attn.recurrent: the states kernel writes each chunk's state through shared "
            "memory in 16-byte row chunks where that keeps its blocks per multiprocessor">,
