@@ -319,6 +319,9 @@ bool run::compareWithOracle(const Problem &problem, const RunOptions &options,
                      double r, bool scaleByMagnitude) {
     double maxErr = 0, worstRatio = 0;
     int64_t bad = 0, n = ref.getNumElements();
+    // The first element outside the tolerance: where, what the run gave, what the oracle did.
+    std::vector<int64_t> firstBad;
+    double firstGot = 0, firstWant = 0;
     std::vector<int64_t> idx(ref.sizes.size(), 0);
     // The absolute tolerance scales with the output's magnitude: weights are rounded to
     // 16 bits before P·V, so un-normalised variants (sigmoid, ReLU) whose outputs sum many
@@ -343,11 +346,12 @@ bool run::compareWithOracle(const Problem &problem, const RunOptions &options,
       if (std::isinf(y) || std::isnan(y)) {
         ok = (std::isnan(y) && std::isnan(x)) || x == y;
       } else if (!std::isfinite(x)) {
-        // An infinity of the reference's sign is its correct rounding where the reference
-        // lies past the largest finite value of the output's type (an fp16 recurrence that
-        // grows), or within the tolerance of it; any other non-finite output is wrong.
-        ok = std::isinf(x) && (x > 0) == (y > 0) &&
-             std::fabs(y) + a + r * std::fabs(y) >= overflowAt(got.dtype);
+        // Where the reference lies past the largest finite value of the output's type (an
+        // fp16 recurrence that grows), or within the tolerance of it, the output cannot hold
+        // it: an infinity of its sign is its rounding, and a NaN is what an intermediate that
+        // overflowed in that type became (inf - inf); any other non-finite output is wrong.
+        bool pastRange = std::fabs(y) + a + r * std::fabs(y) >= overflowAt(got.dtype);
+        ok = pastRange && (std::isnan(x) || (x > 0) == (y > 0));
         err = ok ? 0 : HUGE_VAL;
       } else {
         err = std::fabs(x - y);
@@ -355,6 +359,11 @@ bool run::compareWithOracle(const Problem &problem, const RunOptions &options,
         worstRatio = std::max(worstRatio, err / (a + r * std::fabs(y)));
       }
       maxErr = std::max(maxErr, err);
+      if (!ok && bad == 0) {
+        firstBad = idx;
+        firstGot = x;
+        firstWant = y;
+      }
       bad += !ok;
       for (int d = static_cast<int>(idx.size()) - 1; d >= 0; --d) {
         if (++idx[d] < ref.sizes[d])
@@ -365,6 +374,11 @@ bool run::compareWithOracle(const Problem &problem, const RunOptions &options,
     os << "  " << what << ": max |err| " << maxErr << " (tolerance " << a << " + " << r
        << "·|ref|, worst " << worstRatio << " of it), " << bad << " of " << n
        << " elements outside\n";
+    if (bad) {
+      os << "    first outside at [";
+      llvm::interleaveComma(firstBad, os);
+      os << "]: got " << firstGot << ", the oracle " << firstWant << "\n";
+    }
     return bad == 0;
   };
   bool ok = problem.refResults.size() == problem.results.size();

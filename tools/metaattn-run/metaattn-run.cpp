@@ -144,6 +144,13 @@ static cl::opt<bool> fusedChunksOpt(
              "--resource-report, the separate kernels. Where the state would not fit, the kernels "
              "stay separate"),
     cl::init(false));
+static cl::opt<int64_t> exp2EmulationOpt(
+    cl::cat(runCategory), "exp2-emulation",
+    cl::desc("softmax-family weights: every K-th element of a fragment loop computes its exp on "
+             "the FMA pipe (a cubic for 2^x, relative error 1.1e-4) instead of the "
+             "special-function unit; the CPU executor computes every such exp that way "
+             "(default 0: none)"),
+    cl::init(0));
 static cl::opt<bool> dropRowTermsOpt(
     cl::cat(runCategory), "drop-row-terms",
     cl::desc("softmax-family attentions whose score has a term of the query row alone (ALiBi's "
@@ -293,6 +300,7 @@ static int runMain(int argc, char **argv) {
                                                    : PipelineOptions::ChunkKernels::separate;
   options.pipeline.foldScoreScale = foldScoreScaleOpt;
   options.pipeline.dropRowTerms = dropRowTermsOpt;
+  options.pipeline.exp2Emulation = exp2EmulationOpt;
   options.pipeline.warpSpecialize = warpSpecializeOpt;
   options.pipeline.pingpong = pingpongOpt;
   options.pipeline.gemmOverlap = gemmOverlapOpt;

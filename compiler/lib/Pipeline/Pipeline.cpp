@@ -46,6 +46,7 @@ void metaattn::buildAttnToTilePipeline(OpPassManager &pm, const PipelineOptions 
   convert.fusedChunks = options.chunkKernels == PipelineOptions::ChunkKernels::fused;
   convert.foldScoreScale = options.foldScoreScale;
   convert.dropRowTerms = options.dropRowTerms;
+  convert.exp2Emulation = options.exp2Emulation;
   convert.idBounds = options.idBounds;
   convert.fuseCombine = options.fuseCombine;
   convert.warpSpecialize = options.warpSpecialize;
@@ -108,6 +109,8 @@ std::string metaattn::tuningArch(llvm::StringRef target, const PipelineOptions &
     arch += "+no-fuse-combine";
   if (!options.dropRowTerms)
     arch += "+no-drop-row-terms";
+  if (options.exp2Emulation > 0)
+    arch += "+exp2-emulation=" + std::to_string(options.exp2Emulation);
   if (options.prefetchBounds)
     arch += "+prefetch-bounds";
   if (options.skipLoads)
@@ -162,6 +165,11 @@ struct LowerPipelineOptions : public PassPipelineOptions<LowerPipelineOptions> {
                      "sub-chunk operand tiles and one stage, two blocks per multiprocessor "
                      "(default true: 20% faster on the H200 at Dk = Dv = 128)"),
       llvm::cl::init(true)};
+  Option<int64_t> exp2Emulation{
+      *this, "exp2-emulation",
+      llvm::cl::desc("softmax-family weights: every K-th element's exp on the FMA pipe "
+                     "(default 0: none)"),
+      llvm::cl::init(0)};
   Option<bool> dropRowTerms{
       *this, "drop-row-terms",
       llvm::cl::desc("softmax-family attentions whose score has a term of the query row alone "
@@ -248,6 +256,7 @@ void metaattn::registerMetaAttnPipelines() {
                                               : PipelineOptions::ChunkKernels::separate;
         options.foldScoreScale = cl.foldScoreScale;
         options.dropRowTerms = cl.dropRowTerms;
+        options.exp2Emulation = cl.exp2Emulation;
         options.warpSpecialize = cl.warpSpecialize;
         options.pingpong = cl.pingpong;
         options.gemmOverlap = cl.gemmOverlap;

@@ -12,9 +12,30 @@
 #include "llvm/ADT/TypeSwitch.h"
 
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 
 using namespace mlir;
 using namespace metaattn;
+
+float metaattn::exp2Poly(float x) {
+  // The device library's exp2Poly step by step (fmaxf, two float additions, the cubic in
+  // fmaf, the integer add to the exponent field).
+  constexpr float kShift = 12582912.0f;
+  x = std::fmax(x, -127.0f);
+  float t = x + kShift;
+  float f = x - (t - kShift);
+  float p = std::fmaf(std::fmaf(std::fmaf(0.05500875786f, f, 0.24221138656f), f, 0.69328302145f), f,
+                      1.0f);
+  uint32_t pBits, tBits;
+  std::memcpy(&pBits, &p, 4);
+  std::memcpy(&tBits, &t, 4);
+  uint32_t bits = pBits + (tBits << 23);
+  float result;
+  std::memcpy(&result, &bits, 4);
+  // Subnormals flush to zero, as under -ftz.
+  return std::fpclassify(result) == FP_SUBNORMAL ? 0.0f : result;
+}
 
 std::optional<LogicalResult> metaattn::detail::evaluateMathOp(Operation *op, ArrayRef<Scalar> in,
                                                               SmallVectorImpl<Scalar> &out,
@@ -29,7 +50,11 @@ std::optional<LogicalResult> metaattn::detail::evaluateMathOp(Operation *op, Arr
   };
   auto unary = [&](double (*fn)(double)) { return set(fn(in[0].f)); };
   return llvm::TypeSwitch<Operation *, LogicalResult>(op)
-      .Case<math::ExpOp>([&](auto) { return unary(std::exp); })
+      .Case<math::ExpOp>([&](auto) {
+        if (precision == FloatPrecision::Float && op->hasAttr(kExp2EmulationAttr))
+          return set(exp2Poly(static_cast<float>(in[0].f) * 1.4426950408889634f));
+        return unary(std::exp);
+      })
       .Case<math::Exp2Op>([&](auto) { return unary(std::exp2); })
       .Case<math::ExpM1Op>([&](auto) { return unary(std::expm1); })
       .Case<math::LogOp>([&](auto) { return unary(std::log); })

@@ -27,6 +27,32 @@ METAATTN_DEV float posInf() { return __uint_as_float(0x7f800000u); }
 /// row's elements, not once per element).
 METAATTN_DEV float exp2Approx(float x) { return exp2f(x); }
 
+/// 2^x on the FMA and integer pipes instead of the special-function unit, for x <= 127 (the
+/// exponents of softmax weights, x <= 0): x = j + f with j = round(x) (the 1.5·2^23 shift
+/// leaves j in the low mantissa bits of t), 2^f for f in [-0.5, 0.5] by a cubic fitted for
+/// relative error (at most 1.1e-4, below bf16's 2^-9 rounding of the weights), and j added to
+/// the exponent field. x <= -127 (and -inf) gives 0 or a subnormal that -ftz flushes. Three
+/// FADD, three FFMA, a FMNMX, a shift and an add: kernels run it for part of their weights
+/// (exp2Mixed) where the special-function unit, 16 results per cycle and multiprocessor, is
+/// what bounds them.
+METAATTN_DEV float exp2Poly(float x) {
+  constexpr float kShift = 12582912.0f; // 1.5·2^23
+  x = fmaxf(x, -127.0f);
+  float t = x + kShift;
+  float f = x - (t - kShift);
+  float p = fmaf(fmaf(fmaf(0.05500875786f, f, 0.24221138656f), f, 0.69328302145f), f, 1.0f);
+  return __uint_as_float(__float_as_uint(p) + (__float_as_uint(t) << 23));
+}
+
+/// 2^x for fragment element `element` of an unrolled element loop: every kEvery-th element
+/// (the last of each group of kEvery) on the FMA pipe (exp2Poly), the others on the
+/// special-function unit; `element` is a constant after unrolling, so no branch remains.
+template <int kEvery> METAATTN_DEV float exp2Mixed(int element, float x) {
+  if (kEvery > 0 && element % kEvery == kEvery - 1)
+    return exp2Poly(x);
+  return exp2Approx(x);
+}
+
 /// log2(x): `lg2.approx.ftz.f32` under -ftz=true: absolute error about 2^-22 for x in
 /// [0.5, 2], relative error about 2^-22 elsewhere; log2(0) == -inf.
 METAATTN_DEV float log2Approx(float x) { return __log2f(x); }
@@ -48,6 +74,17 @@ METAATTN_DEV float expSub(float a, float b) { return exp2Approx(fmaf(a, kLog2e, 
 /// adds a relative error of |x·k|·2^-24 to the exponent.
 METAATTN_DEV float expSubScaled(float x, float k, float b) {
   return exp2Approx(fmaf(x, k * kLog2e, -(b * kLog2e)));
+}
+
+/// exp, expSub and expSubScaled with the 2^x of exp2Mixed.
+template <int kEvery> METAATTN_DEV float expMixed(int element, float x) {
+  return exp2Mixed<kEvery>(element, x * kLog2e);
+}
+template <int kEvery> METAATTN_DEV float expSubMixed(int element, float a, float b) {
+  return exp2Mixed<kEvery>(element, fmaf(a, kLog2e, -(b * kLog2e)));
+}
+template <int kEvery> METAATTN_DEV float expSubScaledMixed(int element, float x, float k, float b) {
+  return exp2Mixed<kEvery>(element, fmaf(x, k * kLog2e, -(b * kLog2e)));
 }
 
 /// Natural log as log2Approx(x) * ln2 (same error as log2Approx, times ln2,

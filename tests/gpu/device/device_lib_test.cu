@@ -847,6 +847,44 @@ void testMath() {
   report("sigmoid (tanh.approx) on [-20,20]", eSigmoid <= 1, fmtErr(eSigmoid, 1) + " (x bound)");
 }
 
+// exp2Poly (2^x on the FMA pipe) and exp2Mixed, which picks it for every K-th element.
+__global__ void kExp2Poly(const float* x, float* y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n)
+    return;
+  y[4 * i + 0] = metaattn::dev::exp2Poly(x[i]);
+  y[4 * i + 1] = metaattn::dev::exp2Mixed<4>(3, x[i]); // the poly
+  y[4 * i + 2] = metaattn::dev::exp2Mixed<4>(2, x[i]); // ex2.approx
+  y[4 * i + 3] = metaattn::dev::expSubScaledMixed<2>(1, x[i], 0.125f, 2.5f);
+}
+
+void testExp2Poly() {
+  const int n = 4001;
+  std::vector<float> x(n);
+  for (int i = 0; i < n; ++i)
+    x[i] = -125.f + 125.4f * i / (n - 1);
+  DevBuf<float> dx(x), dy(4 * n);
+  kExp2Poly<<<(n + 127) / 128, 128>>>(dx.p, dy.p, n);
+  CUDA_CHECK(cudaDeviceSynchronize());
+  auto y = dy.down();
+  // Documented: relative error at most 1.1e-4 (x1.1 margin); the same value through
+  // exp2Mixed's poly element, ex2.approx's 2^-22 through its other elements.
+  double ePoly = 0, eScaled = 0;
+  int wrongPick = 0;
+  for (int i = 0; i < n; ++i) {
+    double want = std::exp2((double)x[i]);
+    ePoly = std::max(ePoly, std::fabs(y[4 * i] - want) / want / 1.21e-4);
+    wrongPick += y[4 * i + 1] != y[4 * i];
+    wrongPick += std::fabs(y[4 * i + 2] - want) / want > 2 * std::ldexp(1.0, -22);
+    double ek = std::exp(x[i] * 0.125 - 2.5);
+    eScaled = std::max(eScaled, std::fabs(y[4 * i + 3] - ek) / ek / 1.21e-4);
+  }
+  report("exp2Poly on [-125,0.4]", ePoly <= 1, fmtErr(ePoly, 1) + " (x bound)");
+  report("exp2Mixed<4> picks exp2Poly for element 3 only", wrongPick == 0);
+  report("expSubScaledMixed<2>(1, x, 0.125, 2.5) on x in [-125,0.4]", eScaled <= 1,
+         fmtErr(eScaled, 1) + " (x bound)");
+}
+
 __global__ void kSpecials(float* y) {
   y[0] = metaattn::dev::exp(negInf());
   y[1] = exp2Approx(negInf());
@@ -859,18 +897,22 @@ __global__ void kSpecials(float* y) {
   y[8] = metaattn::dev::expSub(1.f, negInf());
   y[9] = metaattn::dev::sigmoid(posInf());
   y[10] = metaattn::dev::sigmoid(negInf());
+  y[11] = metaattn::dev::exp2Poly(negInf());
+  y[12] = metaattn::dev::exp2Poly(0.f);
 }
 
 void testSpecials() {
-  DevBuf<float> d(11);
+  DevBuf<float> d(13);
   kSpecials<<<1, 1>>>(d.p);
   CUDA_CHECK(cudaDeviceSynchronize());
   auto y = d.down();
   bool ok = y[0] == 0.f && y[1] == 0.f && std::isinf(y[2]) && y[2] < 0 && std::isinf(y[3]) &&
             y[3] < 0 && y[4] == 1.0f && y[5] == h2f(f2h(0.1f)) && y[6] == bf2f(f2bf(3.0e38f)) &&
-            y[7] == 0.f && std::isinf(y[8]) && y[8] > 0 && y[9] == 1.f && y[10] == 0.f;
+            y[7] == 0.f && std::isinf(y[8]) && y[8] > 0 && y[9] == 1.f && y[10] == 0.f &&
+            y[11] == 0.f && y[12] == 1.f;
   report("special values (exp(-inf)=0, log(0)=-inf, bf16/fp16 RNE conversions, "
-         "expSub(-inf, 0)=0, expSub(1, -inf)=inf, sigmoid(+-inf)=1, 0)",
+         "expSub(-inf, 0)=0, expSub(1, -inf)=inf, sigmoid(+-inf)=1, 0, exp2Poly(-inf)=0, "
+         "exp2Poly(0)=1)",
          ok);
 }
 
@@ -1113,6 +1155,7 @@ int main(int argc, char** argv) {
   testReduce<64, 24, 2>();
 
   testMath();
+  testExp2Poly();
   testSpecials();
 
   const AttnCase cases[] = {

@@ -127,6 +127,21 @@ TEST(RecurrentConfigTest, OddKeyDimsGetRowsThatDivideThePaddedDim) {
   }
 }
 
+// Narrowed for a small shared memory (gfx90a's 64 KB), the output kernel's value tile stays
+// a multiple of 16: Dv = 100 (padded 112) once gave 56, which the tiler rejected.
+TEST(RecurrentConfigTest, NarrowedValueTilesStayMultiplesOf16) {
+  TargetDesc cdna = target("gfx90a");
+  for (int64_t dv : {24, 40, 72, 100, 136, 200, 232, 256})
+    for (attn::GateKind gate : {attn::GateKind::none, attn::GateKind::token})
+      for (int64_t dk : {48, 64, 128}) {
+        RecurrentTileConfig cfg = chooseRecurrentConfig(dk, dv, gate, 2, cdna);
+        EXPECT_EQ(cfg.outputBlockV % 16, 0) << "Dk " << dk << " Dv " << dv;
+        EXPECT_GE(cfg.outputBlockV, 16) << "Dk " << dk << " Dv " << dv;
+        EXPECT_LE(cfg.sharedBytes(2, gate, /*output=*/true), cdna.sharedBytesPerBlock);
+        EXPECT_LE(cfg.sharedBytes(2, gate, /*output=*/false), cdna.sharedBytesPerBlock);
+      }
+}
+
 TEST(RecurrentConfigTest, RequestedSizesWinAndStagesFollow) {
   TargetDesc hopper = target("sm_90a");
   RecurrentTileRequest request;

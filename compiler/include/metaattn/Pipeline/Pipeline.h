@@ -70,6 +70,10 @@ struct PipelineOptions {
   /// −slope·q): the element loop computes every row's scores at the block's first row, the
   /// row statistic adds the difference back (convert-attn-to-tile drop-row-terms).
   bool dropRowTerms = true;
+  /// K > 0: every K-th softmax weight of a fragment loop computes its exponential on the FMA
+  /// pipe (exp2Poly, runtime/device/metaattn/math.cuh) instead of the special-function unit
+  /// (convert-attn-to-tile exp2-emulation); 0: none (the default; an experiment, not timed).
+  int64_t exp2Emulation = 0;
   /// A tuning file (metaattn/Pipeline/Tuning.h) whose entries for the target set the tile
   /// sizes of the attentions it knows (lowerToCuda applies it); empty: none. The sizes above,
   /// when set, still win.

@@ -47,6 +47,16 @@ enum class FloatPrecision {
   Float,
 };
 
+/// A math.exp marked with this i64 attribute (K > 0; convert-attn-to-tile exp2-emulation)
+/// computes every K-th element of its fragment loop with exp2Poly, a cubic on the FMA pipe
+/// (runtime/device/metaattn/math.cuh). Evaluated in Float precision (the tile executor), every
+/// such exp goes through exp2Poly, so the executor's checks cover the approximation's error
+/// wherever the kernel uses it.
+inline constexpr llvm::StringLiteral kExp2EmulationAttr = "tile.exp2_emulation";
+
+/// 2^x as exp2Poly computes it in f32 (the device library's FMA-pipe exponential).
+float exp2Poly(float x);
+
 /// Rounds `value` to what the float type `type` holds under `precision`.
 double roundFloat(double value, mlir::Type type, FloatPrecision precision);
 /// Wraps `value` to the bit width of the integer or index type `type`, sign-extended.

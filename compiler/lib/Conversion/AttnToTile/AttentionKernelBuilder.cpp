@@ -11,6 +11,7 @@
 #include "TileIRBuilder.h"
 #include "metaattn/Conversion/AttnToTile/AttnToTile.h"
 #include "metaattn/Dialect/Attn/Transforms/Passes.h"
+#include "metaattn/Support/ScalarEval.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -361,6 +362,14 @@ void KernelBuilder::buildLoopBody(Value j) {
     Value s = scaled(load(scores, ivs));
     Value m = op.hasShift() ? scaled(load(rowMaxNew, ivs[0])) : f32(0.0);
     SmallVector<Value> values = inlineRegion(op.getElementwise(), regionArgs({s, m}, q, kv));
+    // The weights exp(s − m) (exponents <= 0) may take the FMA pipe's 2^x for part of the
+    // elements (TileConfig::exp2Emulation).
+    if (cfg.exp2Emulation > 0 && op.hasShift())
+      for (Operation *user : s.getUsers())
+        if (auto sub = dyn_cast<arith::SubFOp>(user); sub && sub.getLhs() == s && sub.getRhs() == m)
+          for (Operation *exp : sub->getUsers())
+            if (isa<math::ExpOp>(exp))
+              exp->setAttr(kExp2EmulationAttr, b.getI64IntegerAttr(cfg.exp2Emulation));
     // Masked scores were stored as -inf above; where the weights are 0 there anyway
     // (softmax), the mask is not evaluated a second time.
     bool maskedByScore = shiftInPlace && !keptFlags && maskedScoresVanish;

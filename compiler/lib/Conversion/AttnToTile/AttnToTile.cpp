@@ -192,6 +192,7 @@ struct ConvertAttnToTilePass : public metaattn::impl::ConvertAttnToTileBase<Conv
     // a register over ptxas's choice (a 4-byte spill) with no measurement to weigh it against.
     config.foldScoreScale = foldScoreScale && target.wgmma;
     config.dropRowTerms = dropRowTerms;
+    config.exp2Emulation = exp2Emulation;
     config.idBounds = idBounds;
     // A persistent kernel stages its output in a tile of its own, where that fits beside
     // the others (not at D256, whose kv tiles take the room) and the output has the query's

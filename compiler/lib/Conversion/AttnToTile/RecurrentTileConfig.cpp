@@ -54,9 +54,11 @@ static RecurrentTileConfig chooseForChunk(int64_t keyDim, int64_t valueDim, attn
   cfg.precomputeGates = request.precomputeGates && gate == attn::GateKind::vector;
   // Both kernels must fit the block's shared memory: narrow the output kernel's value tile,
   // then drop stages of the states kernel (sizes the caller set stay).
+  // (Halved to a multiple of 16, the gemms' granularity: a padded value dim of 112 goes to
+  // 48, not 56.)
   while (!request.blockV && cfg.outputBlockV > 16 &&
          cfg.sharedBytes(elementBytes, gate, /*output=*/true) > target.sharedBytesPerBlock)
-    cfg.outputBlockV /= 2;
+    cfg.outputBlockV = std::max<int64_t>(16, cfg.outputBlockV / 2 / 16 * 16);
   while (!request.stages && cfg.stages > 1 &&
          cfg.sharedBytes(elementBytes, gate, /*output=*/false) > target.sharedBytesPerBlock)
     --cfg.stages;

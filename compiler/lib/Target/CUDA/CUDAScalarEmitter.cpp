@@ -1,6 +1,8 @@
 //===- CUDAScalarEmitter.cpp - arith, math and scf as CUDA C++ --------------===//
 #include "CUDAEmitterImpl.h"
 
+#include "metaattn/Support/ScalarEval.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -252,16 +254,28 @@ LogicalResult Printer::printScalar(Operation *op) {
           .Case<arith::FPToSIOp, arith::FPToUIOp>(
               [&](Operation *) { return "(" + *type + ")" + operand(0); })
           .Case([&](math::ExpOp e) {
+            // Every K-th element of a fragment loop on the FMA pipe (exp2-emulation): the
+            // Mixed forms take the loop's element index, a constant once unrolled.
+            std::string mixed, lead;
+            if (auto every = e->getAttrOfType<IntegerAttr>(kExp2EmulationAttr);
+                every && every.getInt() > 0 && parallel && parallel->anchored &&
+                op->getParentOfType<tile::ParallelOp>().getShape().size() == 2) {
+              mixed = "Mixed<" + std::to_string(every.getInt()) + ">";
+              lead = parallel->elem2d + ", ";
+            }
+            auto named = [&](StringRef suffix) {
+              return "metaattn::dev::exp" + suffix.str() + mixed + "(" + lead;
+            };
             // exp(a - b): one fma per element where b is a row's value (the subtraction is
             // not printed: foldedIntoUsers).
             arith::SubFOp sub = expSubtraction(e);
             if (!sub)
-              return call("metaattn::dev::exp");
+              return named("") + operand(0) + ")";
             // exp(x·k - b) with a constant k (a folded score scale): the product joins the fma.
             if (auto [x, k] = scaledLhs(sub); x)
-              return "metaattn::dev::expSubScaled(" + name(x) + ", " + name(k) + ", " +
-                     name(sub.getRhs()) + ")";
-            return "metaattn::dev::expSub(" + name(sub.getLhs()) + ", " + name(sub.getRhs()) + ")";
+              return named("SubScaled") + name(x) + ", " + name(k) + ", " + name(sub.getRhs()) +
+                     ")";
+            return named("Sub") + name(sub.getLhs()) + ", " + name(sub.getRhs()) + ")";
           })
           .Case([&](math::Exp2Op) { return call("metaattn::dev::exp2Approx"); })
           .Case([&](math::LogOp) { return call("metaattn::dev::log"); })

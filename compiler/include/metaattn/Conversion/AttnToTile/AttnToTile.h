@@ -38,6 +38,9 @@ struct TileConfig {
   /// when a row's scores move together) and add G(q) − G(q0) back to the row maximum that the
   /// finalizer reads (the row statistic).
   bool dropRowTerms = true;
+  /// K > 0: the weights' exp(s − m) carry kExp2EmulationAttr = K (every K-th element of the
+  /// fragment loop on the FMA pipe); 0: all on the special-function unit.
+  int64_t exp2Emulation = 0;
   /// Classify tiles by the bounds of custom inputs with a plain q or kv axis (document ids,
   /// tile.read_bounds); off, such inputs leave every tile partial.
   bool idBounds = true;
