@@ -1,7 +1,9 @@
 // RUN: metaattn-opt %s -attn-mask-analysis -attn-online-normalize -convert-attn-to-tile="target=sm_90a" | FileCheck %s
 // RUN: metaattn-opt %s -attn-mask-analysis -attn-online-normalize -convert-attn-to-tile="target=sm_90a drop-row-terms=0" | FileCheck %s --check-prefix=OFF
+// RUN: metaattn-opt %s -attn-mask-analysis -attn-online-normalize -convert-attn-to-tile="target=sm_80" | FileCheck %s --check-prefix=OFF
 // The whole compiler on the CPU tile executor against the reference evaluator (output and row
-// statistic), with and without the option, on the wgmma and mma.sync tilings.
+// statistic), with and without the option (and on sm_80, whose mma.sync tiling keeps the row
+// terms: wgmma targets only).
 // RUN: metaattn-run %s --device=cpu --batch=2 --seq-q=130 --seq-kv=200 | FileCheck %s --check-prefix=EXEC
 // RUN: metaattn-run %s --device=cpu --batch=1 --seq-q=1 --seq-kv=257 | FileCheck %s --check-prefix=EXEC
 // RUN: metaattn-run %s --device=cpu --batch=1 --seq-q=300 --seq-kv=65 --target=sm_80 | FileCheck %s --check-prefix=EXEC

@@ -191,7 +191,9 @@ struct ConvertAttnToTilePass : public metaattn::impl::ConvertAttnToTileBase<Conv
     // Timed on sm_90a only (4-14% faster); on the mma.sync path it costs the D128 GQA kernel
     // a register over ptxas's choice (a 4-byte spill) with no measurement to weigh it against.
     config.foldScoreScale = foldScoreScale && target.wgmma;
-    config.dropRowTerms = dropRowTerms;
+    // As the score scale: on the mma.sync path ALiBi's kernel (H16 D128 causal, sm_80) took a
+    // 4-byte spill with it, and nothing is timed there to weigh that against.
+    config.dropRowTerms = dropRowTerms && target.wgmma;
     config.exp2Emulation = exp2Emulation;
     config.idBounds = idBounds;
     // A persistent kernel stages its output in a tile of its own, where that fits beside

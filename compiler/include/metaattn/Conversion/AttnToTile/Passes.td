@@ -88,7 +88,8 @@ def ConvertAttnToTile : Pass<"convert-attn-to-tile", "::mlir::ModuleOp"> {
     Option<"dropRowTerms", "drop-row-terms", "bool", "true",
            "attn.attention with the score as its shift and weights of s - m: a score term of "
            "the query row alone (ALiBi's slope * q) is computed at the block's first row, and "
-           "the maximum read by the finalizer moves back by the difference">,
+           "the maximum read by the finalizer moves back by the difference; wgmma targets "
+           "only">,
     Option<"exp2Emulation", "exp2-emulation", "int64_t", "0",
            "attn.attention with the score as its shift: every K-th weight exp(s - m) of a "
            "fragment loop runs on the FMA pipe (a cubic for 2^x) instead of the "
