@@ -362,9 +362,11 @@ void KernelBuilder::buildLoopBody(Value j) {
     Value s = scaled(load(scores, ivs));
     Value m = op.hasShift() ? scaled(load(rowMaxNew, ivs[0])) : f32(0.0);
     SmallVector<Value> values = inlineRegion(op.getElementwise(), regionArgs({s, m}, q, kv));
-    // The weights exp(s − m) (exponents <= 0) may take the FMA pipe's 2^x for part of the
-    // elements (TileConfig::exp2Emulation).
-    if (cfg.exp2Emulation > 0 && op.hasShift())
+    // The weights exp(s − m) may take the FMA pipe's 2^x for part of the elements
+    // (TileConfig::exp2Emulation), where m is the running maximum of the scores themselves
+    // (the shift in place; a sink's start only raises it), so the exponents are <= 0 and
+    // within exp2Poly's domain.
+    if (cfg.exp2Emulation > 0 && shiftInPlace)
       for (Operation *user : s.getUsers())
         if (auto sub = dyn_cast<arith::SubFOp>(user); sub && sub.getLhs() == s && sub.getRhs() == m)
           for (Operation *exp : sub->getUsers())
