@@ -19,20 +19,27 @@ $V softmax --heads=32 --dim=64 --causal --lse --name=f > "$OUT/d64c.mlir"
 $V softmax --heads=32 --dim=64 --lse --name=f > "$OUT/d64.mlir"
 $V softmax --heads=16 --dim=128 --causal --lse --name=f > "$OUT/d128c.mlir"
 $V softcap --heads=16 --dim=128 --causal --name=f > "$OUT/softcap.mlir"
-fails=0
+# The checks run in parallel (the oracle, on the CPU, is the slow part).
+check() {
+  if "$RUN" "$OUT/$1.mlir" --device=gpu --batch=$3 --seq-q=$4 --seq-kv=$5 \
+       --exp2-emulation=$2 > "$OUT/check_$1_k$2_$4x$5.log" 2>&1; then
+    echo "PASS $1 K=$2 B=$3 Sq=$4 Skv=$5"
+  else
+    echo "FAIL $1 K=$2 B=$3 Sq=$4 Skv=$5"
+  fi
+}
 for m in d64c d64 d128c softcap; do
   for k in 4 1; do
     for lens in "2 77 130" "1 1 4099" "1 2049 2049"; do
-      set -- $lens
-      if ! "$RUN" "$OUT/$m.mlir" --device=gpu --batch=$1 --seq-q=$2 --seq-kv=$3 \
-           --exp2-emulation=$k > "$OUT/check_${m}_k${k}_$2x$3.log" 2>&1; then
-        echo "FAIL $m K=$k B=$1 Sq=$2 Skv=$3"
-        fails=$((fails + 1))
-      fi
+      # shellcheck disable=SC2086 # the lengths are words
+      check $m $k $lens > "$OUT/check_${m}_k${k}_$(echo $lens | tr ' ' x).txt" &
     done
   done
+  wait
 done
-echo "oracle checks: $fails failed"
+cat "$OUT"/check_*.txt > "$OUT/checks.txt"
+grep FAIL "$OUT/checks.txt"
+echo "oracle checks: $(grep -c ^PASS "$OUT/checks.txt") passed, $(grep -c ^FAIL "$OUT/checks.txt") failed"
 if command -v compute-sanitizer > /dev/null; then
   compute-sanitizer --tool memcheck "$RUN" "$OUT/d64c.mlir" --device=gpu --batch=1 \
     --seq-q=300 --exp2-emulation=4 > "$OUT/memcheck.log" 2>&1

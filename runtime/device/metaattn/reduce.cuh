@@ -50,6 +50,18 @@ METAATTN_DEV void rowReduce(const Frag<float, M, N, W>& f, RowVec<M, W>& out, bo
   }
 }
 
+/// out[s] = the quad's combination of each lane's partial value part[s].
+template <class Op, int M, int W>
+METAATTN_DEV void quadCombine(const RowVec<M, W>& part, RowVec<M, W>& out, bool accumulate) {
+#pragma unroll
+  for (int s = 0; s < RowVec<M, W>::kSlots; ++s) {
+    float x = part[s];
+    x = Op::combine(x, __shfl_xor_sync(0xffffffffu, x, 1));
+    x = Op::combine(x, __shfl_xor_sync(0xffffffffu, x, 2));
+    out[s] = accumulate ? Op::combine(out[s], x) : x;
+  }
+}
+
 } // namespace reduce_detail
 
 namespace warp {
@@ -68,6 +80,18 @@ METAATTN_DEV void rowSum(const Frag<float, M, N, W>& f, RowVec<M, W>& out, bool 
 template <int M, int N, int W>
 METAATTN_DEV void rowAbsSum(const Frag<float, M, N, W>& f, RowVec<M, W>& out, bool accumulate) {
   reduce_detail::rowReduce<reduce_detail::AbsSumOp>(f, out, accumulate);
+}
+/// The same reductions from per-thread partials: `part[s]` holds the max / sum / |sum| of this
+/// thread's elements of slot s's row (the emitter accumulates it in the element loop that
+/// computes a fragment only a row reduction reads, so the fragment itself is never held);
+/// the quad combines them as above.
+template <int M, int W>
+METAATTN_DEV void rowMaxOfPartials(const RowVec<M, W>& part, RowVec<M, W>& out, bool accumulate) {
+  reduce_detail::quadCombine<reduce_detail::MaxOp>(part, out, accumulate);
+}
+template <int M, int W>
+METAATTN_DEV void rowSumOfPartials(const RowVec<M, W>& part, RowVec<M, W>& out, bool accumulate) {
+  reduce_detail::quadCombine<reduce_detail::SumOp>(part, out, accumulate);
 }
 } // namespace warp
 

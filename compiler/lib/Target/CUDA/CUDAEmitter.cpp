@@ -89,6 +89,52 @@ FailureOr<std::string> Printer::bufferType(Value buffer) {
   return ns + "RowVec<" + std::to_string(type.getDimSize(0)) + ", " + warps + typeArg + ">";
 }
 
+/// The reduction of a float fragment that only tile.reduce ops of one kind read and that
+/// only whole-fragment element loops write: every write is the one store of a tile.parallel
+/// over the fragment's shape, at the loop's indices, in the loop's body itself (so each loop
+/// writes every element exactly once). The fragment then always holds the last such loop's
+/// values, and a thread can keep, instead of its elements, their partial row reductions,
+/// restarted at every such loop (softpick's |sum| of its unclamped weights, a RetNet row
+/// statistic: one register per row slot instead of one per element).
+static std::optional<ReduceKind> rowReducedOnly(AllocOp alloc) {
+  Value buffer = alloc.getBuffer();
+  auto type = cast<MemRefType>(buffer.getType());
+  if (isShared(type) || type.getRank() != 2 || !type.getElementType().isF32())
+    return std::nullopt;
+  FragmentLayoutAttr layout = getFragmentLayout(buffer);
+  if (!layout || layout.getKind() == "col")
+    return std::nullopt;
+  std::optional<ReduceKind> kind;
+  bool written = false;
+  llvm::DenseSet<Operation *> loops;
+  for (Operation *user : buffer.getUsers()) {
+    if (auto reduce = dyn_cast<ReduceOp>(user)) {
+      if (reduce.getSource() != buffer || (kind && *kind != reduce.getKind()))
+        return std::nullopt;
+      kind = reduce.getKind();
+      continue;
+    }
+    auto store = dyn_cast<memref::StoreOp>(user);
+    if (!store || store.getMemRef() != buffer || store.getValue() == buffer)
+      return std::nullopt;
+    auto loop = dyn_cast<ParallelOp>(store->getParentOp());
+    if (!loop || loop.getShape() != type.getShape() || !loops.insert(loop).second)
+      return std::nullopt;
+    Block &body = loop.getBody().front();
+    if (store.getIndices().size() != 2 || store.getIndices()[0] != body.getArgument(0) ||
+        store.getIndices()[1] != body.getArgument(1))
+      return std::nullopt;
+    Value anchor = getParallelAnchor(loop);
+    if (!anchor || cast<MemRefType>(anchor.getType()).getShape() != type.getShape() ||
+        getFragmentLayout(anchor) != layout)
+      return std::nullopt;
+    written = true;
+  }
+  if (!written)
+    return std::nullopt;
+  return kind;
+}
+
 LogicalResult Printer::printBlock(Block &block) {
   for (Operation &op : block)
     if (failed(printOp(&op)))
@@ -146,8 +192,25 @@ LogicalResult Printer::printLoadStore(Operation *op) {
     if (failed(scalar))
       return op->emitOpError() << "unsupported element type";
     line() << "const " << *scalar << " " << fresh(load.getResult()) << " = " << ref << ";\n";
-  } else {
+    return success();
+  }
+  auto partial = rowPartials.find(memref);
+  if (partial == rowPartials.end()) {
     line() << ref << " = " << name(store.getValue()) << ";\n";
+    return success();
+  }
+  // A fragment that only a row reduction reads: this thread's partial for the element's row.
+  std::string slot = name(memref) + "[" + parallel->slot1d + "]", x = name(store.getValue());
+  switch (partial->second) {
+  case ReduceKind::max:
+    line() << slot << " = fmaxf(" << slot << ", " << x << ");\n";
+    break;
+  case ReduceKind::sum:
+    line() << slot << " += " << x << ";\n";
+    break;
+  case ReduceKind::abs_sum:
+    line() << slot << " += fabsf(" << x << ");\n";
+    break;
   }
   return success();
 }
@@ -246,6 +309,24 @@ LogicalResult Printer::printParallel(ParallelOp op) {
   FailureOr<std::string> type = bufferType(anchor);
   if (failed(type))
     return op.emitOpError() << "anchor fragment has no layout: run tile-infer-layout first";
+  // The loop runs over the anchor's elements: fragments of its rank must span its shape.
+  WalkResult spans = op.getBody().walk([&](Operation *inner) {
+    Value memref = isa<memref::LoadOp>(inner)    ? cast<memref::LoadOp>(inner).getMemRef()
+                   : isa<memref::StoreOp>(inner) ? cast<memref::StoreOp>(inner).getMemRef()
+                                                 : Value();
+    if (!memref || !isFragment(memref.getType()))
+      return WalkResult::advance();
+    auto memrefType = cast<MemRefType>(memref.getType());
+    if (memrefType.getRank() == int64_t(rank) && memrefType.getShape() != op.getShape()) {
+      inner->emitOpError() << "accesses a fragment of shape [" << memrefType.getShape()
+                           << "] in a tile.parallel over [" << op.getShape()
+                           << "]: an element loop over fragments must span their shape";
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  if (spans.wasInterrupted())
+    return failure();
   std::string e = "e" + std::to_string(counter++);
   std::string alias = "P" + std::to_string(counter++);
   line() << "{ // tile.parallel ["
@@ -255,6 +336,16 @@ LogicalResult Printer::printParallel(ParallelOp op) {
   {
     IndentScope scope(*this);
     line() << "using " << alias << " = " << *type << ";\n";
+    // The loop rewrites every element of the fragments only row reductions read: their
+    // partials restart.
+    for (Operation &inner : op.getBody().front()) {
+      auto store = dyn_cast<memref::StoreOp>(inner);
+      auto partial = store ? rowPartials.find(store.getMemRef()) : rowPartials.end();
+      if (partial != rowPartials.end())
+        line() << name(store.getMemRef()) << ".fill("
+               << (partial->second == ReduceKind::max ? "metaattn::dev::negInf()" : "0.0f")
+               << ");\n";
+    }
     line() << "#pragma unroll\n";
     line() << "for (int " << e << " = 0; " << e << " < " << alias
            << (rank == 2 ? "::kElems" : "::kSlots") << "; ++" << e << ") {\n";
@@ -418,6 +509,12 @@ LogicalResult Printer::printTileOp(Operation *op) {
       line() << *type << " " << var << "(smem + " << sharedBytes << ");  // tile.alloc shared, "
              << bytes << " bytes\n";
       sharedBytes += bytes;
+    } else if (std::optional<ReduceKind> kind = rowReducedOnly(alloc)) {
+      rowPartials[alloc.getBuffer()] = *kind;
+      auto memref = cast<MemRefType>(alloc.getBuffer().getType());
+      line() << "metaattn::dev::RowVec<" << memref.getDimSize(0) << ", "
+             << getFragmentLayout(alloc.getBuffer()).getWarps() << "> " << var
+             << ";  // tile.alloc fragment, read by row reductions only: per-thread partials\n";
     } else {
       line() << *type << " " << var << ";  // tile.alloc fragment\n";
     }
@@ -500,6 +597,13 @@ LogicalResult Printer::printTileOp(Operation *op) {
     return success();
   }
   if (auto reduce = dyn_cast<ReduceOp>(op)) {
+    if (rowPartials.count(reduce.getSource())) {
+      line() << ns << "warp::"
+             << (reduce.getKind() == ReduceKind::max ? "rowMaxOfPartials(" : "rowSumOfPartials(")
+             << name(reduce.getSource()) << ", " << name(reduce.getDest()) << ", "
+             << (reduce.getAccumulate() ? "true" : "false") << ");  // tile.reduce\n";
+      return success();
+    }
     const char *fn = reduce.getKind() == ReduceKind::max   ? "rowMax"
                      : reduce.getKind() == ReduceKind::sum ? "rowSum"
                                                            : "rowAbsSum";

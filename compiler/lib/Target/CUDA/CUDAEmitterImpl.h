@@ -105,6 +105,10 @@ private:
     bool anchored = true;
   };
   std::optional<ParallelContext> parallel;
+  /// Fragments that only row reductions read (see rowReducedOnly in CUDAEmitter.cpp), with
+  /// their reduction: printed as a RowVec of this thread's partial reductions, which the
+  /// element loops that write the fragment accumulate and tile.reduce combines over the quad.
+  llvm::DenseMap<mlir::Value, tile::ReduceKind> rowPartials;
   /// Shared loads and stores printChunkedParallel / printChunkedFor turned into an element of a
   /// register array that holds 16-byte chunks of the tile (the expression).
   llvm::DenseMap<mlir::Operation *, std::string> chunkedAccesses;
