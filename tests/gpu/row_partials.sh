@@ -67,7 +67,7 @@ for rep in 1 2; do
       for p in false true; do
         for r in $runners; do
           ms=$("${r#*:}" "$OUT/$m.mlir" --device=gpu --batch=$1 --seq-q=$2 --bench --no-check \
-               --iters=30 --persistent=$p 2>&1 | grep -o 'time: [0-9.]* ms' | head -1 | awk '{print $2}')
+               --iters=30 --persistent=$p 2>&1 | grep -o 'time: [0-9.e+-]* ms' | head -1 | awk '{printf "%.4f", $2}')
           printf '%-8s %-12s %-10s %-5s %10s\n' "$m" "B$1xS$2" "$p" "${r%%:*}$rep" \
             "${ms:-error}" >> "$OUT/table.txt"
         done

@@ -42,7 +42,7 @@ for rep in 1 2; do
       set -- $shape
       # shellcheck disable=SC2086 # the case's options are words
       t=$("$RUN" "$OUT/${c%%|*}.mlir" --device=gpu --batch=$1 --seq-q=$2 --bench --no-check \
-          --iters=30 ${c#*|} 2>&1 | grep -o 'time: [0-9.]* ms' | head -1 | awk '{print $2}')
+          --iters=30 ${c#*|} 2>&1 | grep -o 'time: [0-9.e+-]* ms' | head -1 | awk '{printf "%.4f", $2}')
       ms["$c|$1|$rep"]=${t:-error}
     done
   done
