@@ -665,6 +665,28 @@ __global__ void kReduce(const float* x, TensorRef<2> out, TensorRef<1> outBf16) 
   block::storeRowVec<float>(out, o, 1, sumAcc);
   o[0] = 4;
   block::storeRowVec<float>(out, o, 1, abs);
+  // The same reductions from per-thread partials, accumulated as the emitter prints them for a
+  // fragment only row reductions read.
+  RowVec<M, W> pMax, pSum, pAbs, mxP, sumAccP, absP;
+  pMax.fill(negInf());
+  pSum.fill(0.0f);
+  pAbs.fill(0.0f);
+#pragma unroll
+  for (int e = 0; e < F::kElems; ++e) {
+    pMax[F::rowSlot(e)] = fmaxf(pMax[F::rowSlot(e)], f[e]);
+    pSum[F::rowSlot(e)] += f[e];
+    pAbs[F::rowSlot(e)] += fabsf(f[e]);
+  }
+  warp::rowMaxOfPartials(pMax, mxP, false);
+  sumAccP.fill(10.f);
+  warp::rowSumOfPartials(pSum, sumAccP, true);
+  warp::rowSumOfPartials(pAbs, absP, false);
+  o[0] = 5;
+  block::storeRowVec<float>(out, o, 1, mxP);
+  o[0] = 6;
+  block::storeRowVec<float>(out, o, 1, sumAccP);
+  o[0] = 7;
+  block::storeRowVec<float>(out, o, 1, absP);
   const long long o1[1] = {0};
   block::storeRowVec<bf16>(outBf16, o1, 0, mx);
 }
@@ -685,10 +707,10 @@ template <int M, int N, int W> void testReduce() {
         v = -100.f - j; // all negative, below the accumulate seed
       x[i * N + j] = v;
     }
-  DevBuf<float> dx(x), out(5 * M);
+  DevBuf<float> dx(x), out(8 * M);
   DevBuf<uint16_t> outB(M);
   kReduce<M, N, W>
-      <<<1, W * 32>>>(dx.p, makeRef<2>(out.p, {5, M}, {M, 1}), makeRef<1>(outB.p, {M}, {1}));
+      <<<1, W * 32>>>(dx.p, makeRef<2>(out.p, {8, M}, {M, 1}), makeRef<1>(outB.p, {M}, {1}));
   CUDA_CHECK(cudaGetLastError());
   CUDA_CHECK(cudaDeviceSynchronize());
   auto o = out.down();
@@ -699,7 +721,7 @@ template <int M, int N, int W> void testReduce() {
       return want == got;
     return std::fabs(want - got) <= tol;
   };
-  int badMax = 0, badSum = 0, badAbs = 0;
+  int badMax = 0, badSum = 0, badAbs = 0, badPartials = 0;
   for (int i = 0; i < M; ++i) {
     double mx = ninf, s = 0, a = 0;
     bool hasInf = false;
@@ -720,6 +742,8 @@ template <int M, int N, int W> void testReduce() {
     const double tol = (N + 1) * std::ldexp(1.0, -24) * (a + 10.0);
     badSum += !same(sWant, o[2 * M + i], tol) + !same(hasInf ? sWant : s + 10, o[3 * M + i], tol);
     badAbs += !same(aWant, o[4 * M + i], tol);
+    badPartials += !same(mx, o[5 * M + i], 0) + !same(hasInf ? sWant : s + 10, o[6 * M + i], tol) +
+                   !same(aWant, o[7 * M + i], tol);
   }
   std::string shape = std::to_string(M) + "x" + std::to_string(N) + " W=" + std::to_string(W);
   report("rowMax (+accumulate, -inf rows, storeRowVec<float/bf16>) " + shape, badMax == 0,
@@ -727,6 +751,8 @@ template <int M, int N, int W> void testReduce() {
   report("rowSum (+accumulate, -inf rows) " + shape, badSum == 0,
          badSum ? std::to_string(badSum) + " wrong" : "");
   report("rowAbsSum " + shape, badAbs == 0, badAbs ? std::to_string(badAbs) + " wrong" : "");
+  report("rowMax/SumOfPartials (max, sum +accumulate, |sum|) " + shape, badPartials == 0,
+         badPartials ? std::to_string(badPartials) + " wrong" : "");
 }
 
 //===----------------------------------------------------------------------===//
