@@ -8,7 +8,8 @@
 # the same call; a short table last.
 #
 #   BIN=<dir with static metaattn-run and metaattn-variant> [OLD=<older metaattn-run>] \
-#     OUT=<dir> bash tests/gpu/row_partials.sh
+#     OUT=<dir> [TIMING=0] bash tests/gpu/row_partials.sh
+# TIMING=0 stops after the checks.
 set -u
 BIN=${BIN:-build-static/bin}
 OUT=${OUT:-/tmp/metaattn-row-partials}
@@ -51,6 +52,7 @@ for f in softpick_causal:softpick retnet_parallel_gqa:retnet; do
     > "$OUT/memcheck_${f%%:*}.log" 2>&1
   echo "memcheck ${f%%:*}: exit $? ($(grep 'ERROR SUMMARY' "$OUT/memcheck_${f%%:*}.log" | tail -1))"
 done
+[ "${TIMING:-1}" = 0 ] && exit 0
 # Timing at the bench_variants shape (B4 S4k) and a short grid (B1 S1k, where the persistent
 # kernel runs by default).
 "$BIN/metaattn-variant" softpick --heads=16 --dim=128 --causal --name=f > "$OUT/softpick.mlir"
