@@ -252,6 +252,13 @@ static cl::opt<bool> idBoundsOpt(
              "meet, unmasked inside one document (default true)"),
     cl::init(true));
 
+static cl::opt<bool> keptTilesOpt(
+    cl::cat(runCategory), "kept-tiles",
+    cl::desc("a kv loop whose tiles a mask skips by a custom input constant over each tile (a "
+             "block-sparse map) walks only the kept tiles: each warp tests 32 tiles at once "
+             "(default false)"),
+    cl::init(false));
+
 static cl::opt<bool> skipLoadsOpt(
     cl::cat(runCategory), "skip-loads",
     cl::desc("warp-specialised kernels: the producer evaluates an input-dependent kv tile "
@@ -315,6 +322,7 @@ static int runMain(int argc, char **argv) {
   options.pipeline.groupGuards = groupGuardsOpt;
   options.pipeline.axisReads = axisReadsOpt;
   options.pipeline.idBounds = idBoundsOpt;
+  options.pipeline.keptTiles = keptTilesOpt;
   options.pipeline.fuseCombine = fuseCombineOpt;
   options.pipeline.prefetchBounds = prefetchBoundsOpt;
   options.pipeline.skipLoads = skipLoadsOpt;

@@ -29,6 +29,8 @@ RuntimeValue BlockInterpreter::get(Value value) const {
     rv.buffer = it->second;
   else if (auto it = globals.find(value); it != globals.end())
     rv.global = it->second;
+  else if (auto it = lists.find(value); it != lists.end())
+    rv.list = it->second;
   return rv;
 }
 
@@ -38,6 +40,8 @@ void BlockInterpreter::bind(Value value, const RuntimeValue &rv) {
     buffers[value] = rv.buffer;
   else if (isa<tile::GlobalTensorType>(type))
     globals[value] = rv.global;
+  else if (isa<tile::TileListType>(type))
+    lists[value] = rv.list;
   else
     scalars[value] = rv.scalar;
 }
@@ -187,6 +191,39 @@ LogicalResult BlockInterpreter::runFor(Operation &op) {
   return success();
 }
 
+LogicalResult BlockInterpreter::runKeptTiles(tile::KeptTilesOp op) {
+  const Scalar *lo = scalar(op, op.getLower()), *hi = scalar(op, op.getUpper());
+  if (!lo || !hi)
+    return failure();
+  auto kept = std::make_shared<std::vector<int64_t>>();
+  SmallVector<RuntimeValue> index(1), yielded;
+  for (int64_t j = lo->i; j < hi->i; ++j) {
+    index[0].scalar = Scalar::ofInt(j);
+    if (failed(runRegionBlock(op.getBody().front(), index, &yielded)))
+      return failure();
+    if (yielded.front().scalar.i)
+      kept->push_back(j);
+  }
+  scalars[op.getCount()] = Scalar::ofInt(static_cast<int64_t>(kept->size()));
+  lists[op.getList()] = std::move(kept);
+  return success();
+}
+
+LogicalResult BlockInterpreter::runTileAt(tile::TileAtOp op) {
+  auto it = lists.find(op.getList());
+  const Scalar *rank = scalar(op, op.getRank());
+  if (it == lists.end())
+    return fail(op, "operand is not a tile.kept_tiles list the executor knows");
+  if (!rank)
+    return failure();
+  const std::vector<int64_t> &kept = *it->second;
+  if (rank->i < 0 || rank->i >= static_cast<int64_t>(kept.size()))
+    return fail(op, "rank " + Twine(rank->i) + " is out of range for a list of " +
+                        Twine(kept.size()) + " kept tiles");
+  scalars[op.getResult()] = Scalar::ofInt(kept[rank->i]);
+  return success();
+}
+
 LogicalResult BlockInterpreter::runIf(Operation &op) {
   auto ifOp = cast<scf::IfOp>(op);
   const Scalar *cond = scalar(&op, ifOp.getCondition());
@@ -281,6 +318,8 @@ LogicalResult BlockInterpreter::runOp(Operation &op) {
       .Case<tile::PipelinedOp>([&](auto o) { return runPipelined(o); })
       .Case<scf::ForOp>([&](auto) { return runFor(op); })
       .Case<scf::IfOp>([&](auto) { return runIf(op); })
+      .Case<tile::KeptTilesOp>([&](auto o) { return runKeptTiles(o); })
+      .Case<tile::TileAtOp>([&](auto o) { return runTileAt(o); })
       .Case<memref::LoadOp, memref::StoreOp>([&](auto) { return runLoadStore(op); })
       .Case<tile::WarpSpecializeOp>([&](auto o) { return runWarpSpecialize(o); })
       .Case<tile::MbarrierInitOp, tile::MbarrierArriveOp, tile::MbarrierExpectTxOp,

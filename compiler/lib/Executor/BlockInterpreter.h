@@ -55,6 +55,8 @@ struct RuntimeValue {
   Scalar scalar;
   BufferView buffer;
   HostTensor *global = nullptr;
+  /// A tile.kept_tiles list: the kept indices in order.
+  std::shared_ptr<const std::vector<int64_t>> list;
 };
 
 /// Runs the ops of one block of the launch grid.
@@ -77,6 +79,8 @@ private:
   mlir::LogicalResult runFor(mlir::Operation &op);
   mlir::LogicalResult runIf(mlir::Operation &op);
   mlir::LogicalResult runLoadStore(mlir::Operation &op);
+  mlir::LogicalResult runKeptTiles(tile::KeptTilesOp op);
+  mlir::LogicalResult runTileAt(tile::TileAtOp op);
 
   // Data movement and compute on buffers (TileDataOps.cpp).
   mlir::LogicalResult runAlloc(tile::AllocOp op);
@@ -119,6 +123,7 @@ private:
   llvm::DenseMap<mlir::Value, Scalar> scalars;
   llvm::DenseMap<mlir::Value, BufferView> buffers;
   llvm::DenseMap<mlir::Value, HostTensor *> globals;
+  llvm::DenseMap<mlir::Value, std::shared_ptr<const std::vector<int64_t>>> lists;
   /// Async gemms issued and not yet retired by a tile.gemm_wait, oldest first.
   struct InFlightGemm {
     tile::GemmOp op;

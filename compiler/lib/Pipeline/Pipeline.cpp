@@ -48,6 +48,7 @@ void metaattn::buildAttnToTilePipeline(OpPassManager &pm, const PipelineOptions 
   convert.dropRowTerms = options.dropRowTerms;
   convert.exp2Emulation = options.exp2Emulation;
   convert.idBounds = options.idBounds;
+  convert.keptTiles = options.keptTiles;
   convert.fuseCombine = options.fuseCombine;
   convert.warpSpecialize = options.warpSpecialize;
   convert.gemmOverlap = options.warpSpecialize && options.gemmOverlap;
@@ -111,6 +112,8 @@ std::string metaattn::tuningArch(llvm::StringRef target, const PipelineOptions &
     arch += "+no-drop-row-terms";
   if (options.exp2Emulation > 0)
     arch += "+exp2-emulation=" + std::to_string(options.exp2Emulation);
+  if (options.keptTiles)
+    arch += "+kept-tiles";
   if (options.prefetchBounds)
     arch += "+prefetch-bounds";
   if (options.skipLoads)
@@ -214,6 +217,10 @@ struct LowerPipelineOptions : public PassPipelineOptions<LowerPipelineOptions> {
                         llvm::cl::desc("tiles classified by the bounds of inputs with a plain "
                                        "q or kv axis, document ids (default true)"),
                         llvm::cl::init(true)};
+  Option<bool> keptTiles{*this, "kept-tiles",
+                         llvm::cl::desc("a kv loop whose tiles a block-sparse map skips walks "
+                                        "only the kept tiles (default false)"),
+                         llvm::cl::init(false)};
   Option<bool> prefetchBounds{
       *this, "prefetch-bounds",
       llvm::cl::desc("a kv tile's id bounds are read one iteration "
@@ -266,6 +273,7 @@ void metaattn::registerMetaAttnPipelines() {
         options.groupGuards = cl.groupGuards;
         options.axisReads = cl.axisReads;
         options.idBounds = cl.idBounds;
+        options.keptTiles = cl.keptTiles;
         options.fuseCombine = cl.fuseCombine;
         options.prefetchBounds = cl.prefetchBounds;
         options.skipLoads = cl.skipLoads;

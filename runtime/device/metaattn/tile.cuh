@@ -17,6 +17,7 @@
 ///               block::asyncCommit/asyncWait/barrier, warp::loadFrag
 ///   gemm.cuh    warp::gemmSS, warp::gemmRS
 ///   reduce.cuh  warp::rowMax, warp::rowSum, warp::rowAbsSum
+///   kept.cuh    warp::countKept, KeptCursor (tile.kept_tiles, tile.tile_at)
 ///
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -24,6 +25,7 @@
 #include "metaattn/copy.cuh"
 #include "metaattn/frag.cuh"
 #include "metaattn/gemm.cuh"
+#include "metaattn/kept.cuh"
 #include "metaattn/math.cuh"
 #include "metaattn/ptx.cuh"
 #include "metaattn/reduce.cuh"

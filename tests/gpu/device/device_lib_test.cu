@@ -911,6 +911,64 @@ void testExp2Poly() {
          fmtErr(eScaled, 1) + " (x bound)");
 }
 
+// warp::countKept and KeptCursor (kept.cuh) against the host: per warp a range [lo, hi) of a
+// random keep pattern; each warp counts its kept indices, then reads them by rank in order
+// (the kv loop's pattern), skipping ahead by 3, and backwards (a restart).
+__global__ void kKept(const int* keep, const int* ranges, int* out, int perWarp) {
+  const int w = threadIdx.x / 32;
+  const int lo = ranges[2 * w], hi = ranges[2 * w + 1];
+  auto test = [&](int j) { return keep[j] != 0; };
+  int* o = out + w * perWarp;
+  const int n = metaattn::dev::warp::countKept(lo, hi, test);
+  metaattn::dev::KeptCursor inOrder(lo, hi), skipping(lo, hi), backwards(lo, hi);
+  int k = 1;
+  for (int r = 0; r < n; ++r)
+    o[k++] = inOrder.at(r, test);
+  for (int r = 0; r < n; r += 3)
+    o[k++] = skipping.at(r, test);
+  for (int r = n - 1; r >= 0; --r)
+    o[k++] = backwards.at(r, test);
+  o[k++] = inOrder.at(n, test); // past the end: hi
+  if ((threadIdx.x & 31) == 0)
+    o[0] = n;
+}
+
+void testKept() {
+  const int warps = 6, len = 300, perWarp = 1 + 3 * len + 2;
+  std::mt19937 rng(5);
+  std::vector<int> keep(len);
+  for (int j = 0; j < len; ++j)
+    keep[j] = j < 64 ? (rng() % 5 == 0) : j < 128 ? 1 : (rng() % 2); // sparse, dense, half
+  // Ranges: a long one, one shorter than a window, an empty one, one ending mid-window, one
+  // starting mid-window, one of all-kept tiles.
+  std::vector<int> ranges = {0, len, 5, 20, 40, 40, 0, 77, 33, 290, 64, 128};
+  DevBuf<int> dKeep(keep), dRanges(ranges), dOut((size_t)warps * perWarp);
+  kKept<<<1, 32 * warps>>>(dKeep.p, dRanges.p, dOut.p, perWarp);
+  CUDA_CHECK(cudaDeviceSynchronize());
+  auto out = dOut.down();
+  int bad = 0;
+  for (int w = 0; w < warps; ++w) {
+    const int lo = ranges[2 * w], hi = ranges[2 * w + 1];
+    std::vector<int> want;
+    for (int j = lo; j < hi; ++j)
+      if (keep[j])
+        want.push_back(j);
+    const int* o = out.data() + w * perWarp;
+    const int n = (int)want.size();
+    bad += o[0] != n;
+    int k = 1;
+    for (int r = 0; r < n; ++r)
+      bad += o[k++] != want[r];
+    for (int r = 0; r < n; r += 3)
+      bad += o[k++] != want[r];
+    for (int r = n - 1; r >= 0; --r)
+      bad += o[k++] != want[r];
+    bad += o[k++] != hi;
+  }
+  report("warp::countKept and KeptCursor (in order, skipping, backwards, past the end)", bad == 0,
+         std::to_string(bad) + " wrong");
+}
+
 __global__ void kSpecials(float* y) {
   y[0] = metaattn::dev::exp(negInf());
   y[1] = exp2Approx(negInf());
@@ -1183,6 +1241,7 @@ int main(int argc, char** argv) {
   testMath();
   testExp2Poly();
   testSpecials();
+  testKept();
 
   const AttnCase cases[] = {
       {2, 3, 200, 137, 128, false, false}, {2, 3, 200, 137, 128, true, false},

@@ -22,8 +22,8 @@
 
 namespace {
 
-const char* kHeaders[] = {"types.cuh", "math.cuh", "smem.cuh",   "frag.cuh", "ptx.cuh",
-                          "copy.cuh",  "gemm.cuh", "reduce.cuh", "scan.cuh", "tile.cuh"};
+const char* kHeaders[] = {"types.cuh", "math.cuh",   "smem.cuh", "frag.cuh", "ptx.cuh", "copy.cuh",
+                          "gemm.cuh",  "reduce.cuh", "scan.cuh", "kept.cuh", "tile.cuh"};
 
 std::string readFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

@@ -126,6 +126,11 @@ struct PipelineOptions {
   /// mask's ids): skipped where the query and key ids cannot meet, unmasked where they are
   /// one document (tile.read_bounds).
   bool idBounds = true;
+  /// A kv loop whose tiles a mask skips by reading a custom input that is constant over a
+  /// tile (a block-sparse map) walks only the kept tiles (tile.kept_tiles): each warp tests
+  /// 32 tiles with one read per lane and a ballot, instead of one read and a branch per tile
+  /// on the loop's path. Off until timed on the GPU.
+  bool keptTiles = false;
   /// An attn.combine right after the attention that makes one of its values runs in that
   /// kernel's epilogue (convert-attn-to-tile fuse-combine): one kernel and one f32
   /// intermediate fewer (a differential attention's second output).

@@ -150,6 +150,8 @@ private:
   }
 
   void computeTileRange();
+  SmallVector<BoxInput> boxInputs();
+  KeptTilesOp buildKeptTiles();
   void buildLoopBody(Value j);
   void buildEpilogue();
 
@@ -250,6 +252,58 @@ void KernelBuilder::computeTileRange() {
   tileLo = minI(b.create<arith::FloorDivSIOp>(loc, maxI(kvBegin, idx(0)), idx(bn)), tileHi);
 }
 
+/// The mask's custom inputs, as interval arithmetic reads them over a tile's box (those
+/// constant over it, block-sparse maps, are read once for it).
+SmallVector<BoxInput> KernelBuilder::boxInputs() {
+  SmallVector<BoxInput> inputs;
+  for (auto [i, attr] : llvm::enumerate(op.getInputDims())) {
+    std::string error;
+    auto dims = *attn::parseInputDims(cast<StringAttr>(attr).getValue(), error);
+    Type inputElt = cast<RankedTensorType>(op.getInputs()[i].getType()).getElementType();
+    inputs.push_back({inputParams[i], inputElt, std::move(dims)});
+  }
+  return inputs;
+}
+
+/// The kv tiles of [tileLo, tileHi) the mask does not skip for the block's rows, where that
+/// is decided by reading an input once per tile (a block-sparse map): the kv loop then walks
+/// only those. Null (nothing built) where the mask skips nothing by an input, or bounds an
+/// input over a range (document ids: a warp-wide tile.read_bounds per tile, not a test one
+/// lane can make).
+KeptTilesOp KernelBuilder::buildKeptTiles() {
+  auto kept = b.create<KeptTilesOp>(loc, tileLo, tileHi);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&kept.getBody().front());
+    Value kv0 = mul(kept.getIndex(), idx(cfg.blockN));
+    Value kvLast = add(minI(add(kv0, idx(cfg.blockN)), seqKv), idx(-1));
+    IndexInterval box[] = {{batch, batch}, {head, head}, {q0, qLast},
+                           {kv0, kvLast},  {seqQ, seqQ}, {seqKv, seqKv}};
+    BoolInterval cls = classifyMaskOverBox(b, loc, op.getMask(), box, boxInputs(),
+                                           BoxTiling{cfg.blockM, cfg.blockN}, cfg.idBounds);
+    Value yes = b.create<arith::ConstantIntOp>(loc, b.getI1Type(), 1);
+    b.create<KeepOp>(loc, b.create<arith::XOrIOp>(loc, cls.mustFalse, yes));
+  }
+  // What the test does not use goes (the classification also built the unmasked test).
+  Block &body = kept.getBody().front();
+  SmallVector<Operation *> ops;
+  for (Operation &inner : body.without_terminator())
+    ops.push_back(&inner);
+  for (Operation *inner : llvm::reverse(ops))
+    if (inner->use_empty())
+      inner->erase();
+  bool reads = false, bounds = false;
+  kept.walk([&](Operation *inner) {
+    reads |= isa<ReadOp>(inner);
+    bounds |= isa<ReadBoundsOp>(inner);
+  });
+  if (!reads || bounds) {
+    kept.erase();
+    return {};
+  }
+  return kept;
+}
+
 void KernelBuilder::buildLoopBody(Value j) {
   int64_t bm = cfg.blockM, bn = cfg.blockN;
   Value kv0 = mul(j, idx(bn));
@@ -263,15 +317,7 @@ void KernelBuilder::buildLoopBody(Value j) {
   Value kvLast = add(minI(add(kv0, idx(bn)), seqKv), idx(-1));
   IndexInterval box[] = {{batch, batch}, {head, head}, {groupLo, groupHi},
                          {kv0, kvLast},  {seqQ, seqQ}, {seqKv, seqKv}};
-  // Custom inputs constant over the box (block-sparse maps) are read once for it.
-  SmallVector<BoxInput> boxInputs;
-  for (auto [i, attr] : llvm::enumerate(op.getInputDims())) {
-    std::string error;
-    auto dims = *attn::parseInputDims(cast<StringAttr>(attr).getValue(), error);
-    Type inputElt = cast<RankedTensorType>(op.getInputs()[i].getType()).getElementType();
-    boxInputs.push_back({inputParams[i], inputElt, std::move(dims)});
-  }
-  BoolInterval cls = classifyMaskOverBox(b, loc, op.getMask(), box, boxInputs,
+  BoolInterval cls = classifyMaskOverBox(b, loc, op.getMask(), box, boxInputs(),
                                          BoxTiling{cfg.blockM, bn}, cfg.idBounds);
   Value yes = b.create<arith::ConstantIntOp>(loc, b.getI1Type(), 1);
   Value inBounds =
@@ -681,11 +727,16 @@ FailureOr<KernelOp> KernelBuilder::build(StringRef name) {
                                    b.getI64IntegerAttr(cfg.blockM), IntegerAttr());
   groupLo = rows.getLo();
   groupHi = rows.getHi();
-  auto loop = b.create<PipelinedOp>(loc, tileLo, tileHi, cfg.stages);
+  KeptTilesOp kept = cfg.keptTiles ? buildKeptTiles() : KeptTilesOp();
+  auto loop = kept ? b.create<PipelinedOp>(loc, idx(0), kept.getCount(), cfg.stages)
+                   : b.create<PipelinedOp>(loc, tileLo, tileHi, cfg.stages);
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPoint(loop.getBody().front().getTerminator());
-    buildLoopBody(loop.getInductionVar());
+    Value j = loop.getInductionVar();
+    if (kept)
+      j = b.create<TileAtOp>(loc, b.getIndexType(), kept.getList(), j);
+    buildLoopBody(j);
   }
   buildEpilogue();
   b.create<ReturnOp>(loc);

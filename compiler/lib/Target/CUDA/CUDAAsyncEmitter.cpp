@@ -60,9 +60,10 @@ LogicalResult Printer::printWarpSpecialize(WarpSpecializeOp op) {
                  (consumers + producerThreads);
   auto kernel = op->getParentOfType<KernelOp>();
   // One thread issues the copies; a whole warp where the producer reads id bounds (the
-  // lanes split those loads), lane 0 issuing the copies.
+  // lanes split those loads) or walks kept tiles (a ballot), lane 0 issuing the copies.
   bool warp = false;
-  op.getProducer().walk([&](ReadBoundsOp) { warp = true; });
+  op.getProducer().walk(
+      [&](Operation *inner) { warp |= isa<ReadBoundsOp, KeptTilesOp, TileAtOp>(inner); });
   int64_t producerLeast = kernel && kernel->hasAttr(kPersistentAttr) ? kPersistentProducerRegisters
                                                                      : kProducerRegisters;
   int64_t consumerRegisters = std::min<int64_t>(

@@ -462,8 +462,47 @@ static FillOp overwrittenFill(GemmOp gemm) {
   return fill && overwritingGemm(fill) == gemm ? fill : FillOp();
 }
 
+LogicalResult Printer::printKeptTiles(KeptTilesOp op) {
+  // The body becomes a lambda that tests one index; the count and each tile.tile_at's cursor
+  // walk the range 32 indices at a time (kept.cuh), on whole warps.
+  std::string test = fresh(op.getList());
+  keptTests[op.getList()] = test;
+  std::string j = fresh(op.getIndex());
+  line() << "const auto " << test << " = [&](const int " << j
+         << ") -> bool {  // tile.kept_tiles: whether tile " << j << " is kept\n";
+  {
+    IndentScope scope(*this);
+    Block &body = op.getBody().front();
+    if (failed(printBlock(body)))
+      return failure();
+    line() << "return " << name(op.getKept()) << ";\n";
+  }
+  line() << "};\n";
+  std::string lo = name(op.getLower()), hi = name(op.getUpper());
+  line() << "const int " << fresh(op.getCount()) << " = metaattn::dev::warp::countKept(" << lo
+         << ", " << hi << ", " << test << ");\n";
+  for (Operation *user : op.getList().getUsers()) {
+    std::string cursor = "kept" + std::to_string(counter++);
+    keptCursors[user] = cursor;
+    line() << "metaattn::dev::KeptCursor " << cursor << "(" << lo << ", " << hi << ");\n";
+  }
+  return success();
+}
+
 LogicalResult Printer::printTileOp(Operation *op) {
   std::string ns = "metaattn::dev::";
+  if (auto kept = dyn_cast<KeptTilesOp>(op))
+    return printKeptTiles(kept);
+  if (auto at = dyn_cast<TileAtOp>(op)) {
+    auto cursor = keptCursors.find(op);
+    if (cursor == keptCursors.end())
+      return op->emitOpError() << "reads a list whose tile.kept_tiles was not printed before it";
+    line() << "const int " << fresh(at.getResult()) << " = " << cursor->second << ".at("
+           << name(at.getRank()) << ", " << keptTests[at.getList()] << ");  // tile.tile_at\n";
+    return success();
+  }
+  if (isa<KeepOp>(op))
+    return success();
   if (auto id = dyn_cast<BlockIdOp>(op)) {
     static const char *axes[] = {"x", "y", "z"};
     line() << "const int " << fresh(id.getResult()) << " = blockIdx." << axes[id.getDim()] << ";\n";

@@ -22,6 +22,7 @@ public:
       : os(os), threads(threads), wgmma(wgmma), tma(tma) {}
 
   mlir::LogicalResult printBlock(mlir::Block &block);
+  mlir::LogicalResult printKeptTiles(tile::KeptTilesOp op);
   mlir::LogicalResult printOp(mlir::Operation *op);
 
   /// The C++ expression of a value (its name, or an element access inside tile.parallel).
@@ -109,6 +110,9 @@ private:
   /// their reduction: printed as a RowVec of this thread's partial reductions, which the
   /// element loops that write the fragment accumulate and tile.reduce combines over the quad.
   llvm::DenseMap<mlir::Value, tile::ReduceKind> rowPartials;
+  /// Per tile.kept_tiles list: the lambda that tests an index; per tile.tile_at: its cursor.
+  llvm::DenseMap<mlir::Value, std::string> keptTests;
+  llvm::DenseMap<mlir::Operation *, std::string> keptCursors;
   /// Shared loads and stores printChunkedParallel / printChunkedFor turned into an element of a
   /// register array that holds 16-byte chunks of the tile (the expression).
   llvm::DenseMap<mlir::Operation *, std::string> chunkedAccesses;

@@ -3,6 +3,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 using namespace mlir;
 using namespace metaattn::tile;
@@ -128,4 +129,63 @@ LogicalResult PipelinedOp::verify() {
   if (block.getNumArguments() != 1 || !block.getArgument(0).getType().isIndex())
     return emitOpError() << "body must take the index induction variable";
   return success();
+}
+
+//===----------------------------------------------------------------------===//
+// KeptTilesOp: %list, %n = tile.kept_tiles %j = %lo to %hi { ... tile.keep %k }
+//===----------------------------------------------------------------------===//
+
+void KeptTilesOp::build(OpBuilder &builder, OperationState &state, Value lower, Value upper) {
+  state.addOperands({lower, upper});
+  state.addTypes({TileListType::get(builder.getContext()), builder.getIndexType()});
+  Region *body = state.addRegion();
+  Block *block = new Block();
+  body->push_back(block);
+  block->addArgument(builder.getIndexType(), state.location);
+}
+
+Value KeptTilesOp::getKept() { return cast<KeepOp>(getBody().front().getTerminator()).getKeep(); }
+
+ParseResult KeptTilesOp::parse(OpAsmParser &parser, OperationState &result) {
+  Builder &builder = parser.getBuilder();
+  OpAsmParser::Argument index;
+  OpAsmParser::UnresolvedOperand lower, upper;
+  if (parser.parseArgument(index) || parser.parseEqual() || parser.parseOperand(lower) ||
+      parser.parseKeyword("to") || parser.parseOperand(upper))
+    return failure();
+  index.type = builder.getIndexType();
+  if (parser.resolveOperand(lower, builder.getIndexType(), result.operands) ||
+      parser.resolveOperand(upper, builder.getIndexType(), result.operands))
+    return failure();
+  Region *body = result.addRegion();
+  if (parser.parseRegion(*body, {index}) || parser.parseOptionalAttrDict(result.attributes))
+    return failure();
+  result.addTypes({TileListType::get(builder.getContext()), builder.getIndexType()});
+  return success();
+}
+
+void KeptTilesOp::print(OpAsmPrinter &p) {
+  p << " ";
+  p.printOperand(getIndex());
+  p << " = " << getLower() << " to " << getUpper() << " ";
+  p.printRegion(getBody(), /*printEntryBlockArgs=*/false);
+  p.printOptionalAttrDict((*this)->getAttrs());
+}
+
+LogicalResult KeptTilesOp::verify() {
+  Block &block = getBody().front();
+  if (block.getNumArguments() != 1 || !block.getArgument(0).getType().isIndex())
+    return emitOpError() << "body must take the index it decides on";
+  if (block.empty() || !isa<KeepOp>(block.back()))
+    return emitOpError() << "body must end in tile.keep";
+  // Any thread may evaluate the body for any index, any number of times: pure scalar ops
+  // and reads of global tensors only.
+  WalkResult walk = getBody().walk([&](Operation *op) {
+    if (isa<KeepOp, ReadOp>(op) || (isPure(op) && op->getNumRegions() == 0))
+      return WalkResult::advance();
+    op->emitOpError() << "cannot be in a tile.kept_tiles body (only pure scalar ops and "
+                         "tile.read)";
+    return WalkResult::interrupt();
+  });
+  return failure(walk.wasInterrupted());
 }

@@ -468,3 +468,34 @@ func.func @row_range_split(%first: index, %last: index) {
   %lo, %hi = tile.row_range %first, %last {rows = 128 : i64, group_rows = 48 : i64}
   return
 }
+
+// -----
+
+func.func @kept_tiles_effects(%lo: index, %hi: index, %buf: memref<64xf32, #tile.space<shared>>) {
+  %list, %n = tile.kept_tiles %j = %lo to %hi {
+    %zero = arith.constant 0.0 : f32
+    // expected-error @+1 {{cannot be in a tile.kept_tiles body (only pure scalar ops and tile.read)}}
+    tile.fill %buf, %zero : memref<64xf32, #tile.space<shared>>, f32
+    %yes = arith.constant true
+    tile.keep %yes
+  }
+  return
+}
+
+// -----
+
+func.func @kept_tiles_terminator(%lo: index, %hi: index) {
+  // expected-error @+1 {{body must end in tile.keep}}
+  %list, %n = "tile.kept_tiles"(%lo, %hi) ({
+  ^bb0(%j: index):
+    "tile.yield"() : () -> ()
+  }) : (index, index) -> (!tile.tile_list, index)
+  return
+}
+
+// -----
+
+func.func @keep_outside(%k: i1) {
+  // expected-error @+1 {{expects parent op 'tile.kept_tiles'}}
+  tile.keep %k
+}

@@ -44,6 +44,11 @@ struct TileConfig {
   /// Classify tiles by the bounds of custom inputs with a plain q or kv axis (document ids,
   /// tile.read_bounds); off, such inputs leave every tile partial.
   bool idBounds = true;
+  /// A kv loop whose tiles a mask skips by reading a custom input that is constant over a
+  /// tile (a block-sparse map) walks only the kept tiles (tile.kept_tiles): each warp tests
+  /// 32 tiles with one read per lane and a ballot, instead of one read and a branch per tile
+  /// on the loop's path. Off until timed on the GPU.
+  bool keptTiles = false;
   /// Whether tile-gemm-overlap, when it runs, should overlap this kernel's gemms (false:
   /// the kernel gets tile.no_gemm_overlap).
   bool gemmOverlap = true;

@@ -81,6 +81,9 @@ def ConvertAttnToTile : Pass<"convert-attn-to-tile", "::mlir::ModuleOp"> {
     Option<"idBounds", "id-bounds", "bool", "true",
            "attn.attention: a custom integer input with a plain q or kv axis (a document "
            "mask's ids) is bounded over each tile (tile.read_bounds) to skip or unmask it">,
+    Option<"keptTiles", "kept-tiles", "bool", "false",
+           "attn.attention: a kv loop whose tiles a mask skips by a custom input constant over "
+           "each tile (a block-sparse map) walks only the kept tiles (tile.kept_tiles)">,
     Option<"foldScoreScale", "fold-score-scale", "bool", "true",
            "attn.attention with a score y * c (c > 0; y the score s, or computed from it as a "
            "soft cap's tanh) and the score as its shift: raw y, c applied with the maximum (one "

@@ -86,4 +86,14 @@ def Tile_GlobalTensorType : TypeDef<Tile_Dialect, "GlobalTensor"> {
   }];
 }
 
+def Tile_TileListType : TypeDef<Tile_Dialect, "TileList"> {
+  let mnemonic = "tile_list";
+  let summary = "The kept indices of a range, in increasing order (tile.kept_tiles)";
+  let description = [{
+    `!tile.tile_list`: what `tile.kept_tiles` keeps of its range; `tile.tile_at` reads it by
+    rank. It has no storage of its own in the IR: a target keeps whatever state walking the
+    range in order needs (on CUDA a 32-tile window and a bit mask per reader).
+  }];
+}
+
 #endif // METAATTN_DIALECT_TILE_IR_TILEBASE_TD

@@ -199,6 +199,59 @@ def Tile_ReadBoundsOp : Tile_Op<"read_bounds", [AllTypesMatch<["min", "max"]>]> 
   let hasVerifier = 1;
 }
 
+def Tile_KeptTilesOp : Tile_Op<"kept_tiles", [RecursiveMemoryEffects]> {
+  let summary = "The indices of a range a condition keeps, and how many there are";
+  let description = [{
+    ```mlir
+    %list, %count = tile.kept_tiles %j = %lo to %hi {
+      %m = tile.read %map[%b, %h, %qb, %j] : <?x16x?x?xi32> -> i32
+      %keep = arith.cmpi ne, %m, %c0 : i32
+      tile.keep %keep
+    }
+    ```
+    keeps the `j` in `[lo, hi)` for which the body yields true; `%count` is how many, and
+    `tile.tile_at %list[%r]` the `r`-th (from 0, increasing). A kv loop over
+    `[0, %count)` then visits only the tiles a block-sparse map keeps, instead of testing
+    each tile of the range inside the loop.
+
+    The body holds pure scalar ops and `tile.read`s of tensors the kernel does not write; it
+    may run any number of times for any `j` of the range, in any order, on any thread. On
+    CUDA the lanes of a warp evaluate 32 consecutive `j` at once (a ballot), so
+    `tile.kept_tiles` and `tile.tile_at` run on whole warps: in a warp-specialised producer
+    the copies are issued by lane 0 of a whole warp.
+  }];
+  let arguments = (ins Index:$lower, Index:$upper);
+  let results = (outs Tile_TileListType:$list, Index:$count);
+  let regions = (region SizedRegion<1>:$body);
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+  let skipDefaultBuilders = 1;
+  let builders = [OpBuilder<(ins "::mlir::Value":$lower, "::mlir::Value":$upper)>];
+  let extraClassDeclaration = [{
+    ::mlir::BlockArgument getIndex() { return getBody().front().getArgument(0); }
+    ::mlir::Value getKept();
+  }];
+}
+
+def Tile_KeepOp : Tile_Op<"keep", [Pure, Terminator, HasParent<"KeptTilesOp">]> {
+  let summary = "Terminator of tile.kept_tiles: whether its index is kept";
+  let arguments = (ins I1:$keep);
+  let assemblyFormat = "$keep attr-dict";
+}
+
+def Tile_TileAtOp : Tile_Op<"tile_at", [Pure]> {
+  let summary = "The index of a given rank in a tile.kept_tiles list";
+  let description = [{
+    `%j = tile.tile_at %list[%r]` is the `r`-th index (from 0) that `tile.kept_tiles` kept;
+    `r` must be below its count. On CUDA each `tile.tile_at` keeps a cursor over the range:
+    asked for ranks in increasing order (a loop's iterations) it reads each 32 indices of the
+    range once; a smaller rank than the last restarts the walk.
+  }];
+  let arguments = (ins Tile_TileListType:$list, Index:$rank);
+  let results = (outs Index:$result);
+  let assemblyFormat = "$list `[` $rank `]` attr-dict";
+}
+
 def Tile_FillOp : Tile_Op<"fill"> {
   let summary = "Set every element of a local buffer";
   let arguments = (ins Tile_LocalBuffer:$buffer, AnyType:$value);

@@ -1,0 +1,106 @@
+// RUN: metaattn-opt %s -split-input-file -attn-mask-analysis -attn-online-normalize -convert-attn-to-tile="block-m=64 block-n=64 kept-tiles=true" | FileCheck %s
+// RUN: metaattn-opt %s -split-input-file -attn-mask-analysis -attn-online-normalize -convert-attn-to-tile="block-m=64 block-n=64" | FileCheck %s --check-prefix=OFF
+
+// Without kept-tiles (the default) the kv loop visits every tile of its range.
+// OFF-NOT: tile.kept_tiles
+
+// kept-tiles=true: where the mask skips tiles by a map read once per tile, the block's kept
+// tiles are gathered first (tile.kept_tiles, the test classified over all the block's rows)
+// and the kv loop runs over their count, each iteration taking its tile by rank. The loop
+// body still classifies its tile (per warpgroup once warp-specialised, and whether it needs
+// the mask).
+// CHECK-LABEL: tile.kernel @causal_blocks
+// CHECK: %[[LIST:.*]], %[[N:.*]] = tile.kept_tiles %[[J:.*]] = %[[LO:.*]] to %[[HI:.*]] {
+// CHECK: %[[KV0:.*]] = arith.muli %[[J]], %{{.*}} : index
+// CHECK: %[[M:.*]] = tile.read %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] : <?x2x?x?xi32> -> i32
+// CHECK: %[[KEEP:.*]] = arith.xori %{{.*}}, %{{.*}} : i1
+// CHECK-NEXT: tile.keep %[[KEEP]]
+// CHECK-NEXT: }
+// CHECK-NEXT: %[[ZERO:.*]] = arith.constant 0 : index
+// CHECK-NEXT: tile.pipelined %[[R:.*]] = %[[ZERO]] to %[[N]] stages 2 {
+// CHECK-NEXT: %[[T:.*]] = tile.tile_at %[[LIST]][%[[R]]]
+// CHECK-NEXT: arith.constant 64 : index
+// CHECK-NEXT: arith.muli %[[T]]
+// CHECK: tile.read
+// CHECK: scf.if
+// CHECK: tile.gemm
+func.func @causal_blocks(%q: tensor<?x?x2x64xbf16>, %k: tensor<?x?x2x64xbf16>, %v: tensor<?x?x2x64xbf16>, %blocks: tensor<?x2x?x?xi32>) -> tensor<?x?x2x64xbf16> {
+  %o = attn.attention %q, %k, %v inputs(%blocks : tensor<?x2x?x?xi32>)
+    score {
+    ^bb0(%s: f32, %b: index, %h: index, %qi: index, %ki: index, %sq: index, %skv: index, %m: i32):
+      attn.yield %s : f32
+    } mask {
+    ^bb0(%b: index, %h: index, %qi: index, %ki: index, %sq: index, %skv: index, %m: i32):
+      %mi = arith.index_cast %m : i32 to index
+      %zero = arith.constant 0 : index
+      %kept = arith.cmpi ne, %mi, %zero : index
+      %causal = arith.cmpi ule, %ki, %qi : index
+      %keep = arith.andi %kept, %causal : i1
+      attn.yield %keep : i1
+    } normalizer {
+    ^bb0(%s: f32, %b: index, %h: index, %qi: index, %ki: index, %sq: index, %skv: index, %m: i32):
+      %mx = attn.row_reduce max %s : f32
+      %d = arith.subf %s, %mx : f32
+      %w = math.exp %d : f32
+      %z = attn.row_reduce sum %w : f32
+      attn.normalize %w, %z : f32, f32
+    } {input_dims = ["b,h,q/64,kv/128"]}
+    : tensor<?x?x2x64xbf16>, tensor<?x?x2x64xbf16>, tensor<?x?x2x64xbf16> -> tensor<?x?x2x64xbf16>
+  return %o : tensor<?x?x2x64xbf16>
+}
+
+// -----
+
+// A mask that skips by indices alone is settled by the loop's range: no list.
+// CHECK-LABEL: tile.kernel @causal
+// CHECK-NOT: tile.kept_tiles
+// CHECK: tile.pipelined
+func.func @causal(%q: tensor<?x?x2x64xbf16>, %k: tensor<?x?x2x64xbf16>, %v: tensor<?x?x2x64xbf16>) -> tensor<?x?x2x64xbf16> {
+  %o = attn.attention %q, %k, %v
+    score {
+    ^bb0(%s: f32, %b: index, %h: index, %qi: index, %ki: index, %sq: index, %skv: index):
+      attn.yield %s : f32
+    } mask {
+    ^bb0(%b: index, %h: index, %qi: index, %ki: index, %sq: index, %skv: index):
+      %causal = arith.cmpi ule, %ki, %qi : index
+      attn.yield %causal : i1
+    } normalizer {
+    ^bb0(%s: f32, %b: index, %h: index, %qi: index, %ki: index, %sq: index, %skv: index):
+      %mx = attn.row_reduce max %s : f32
+      %d = arith.subf %s, %mx : f32
+      %w = math.exp %d : f32
+      %z = attn.row_reduce sum %w : f32
+      attn.normalize %w, %z : f32, f32
+    }
+    : tensor<?x?x2x64xbf16>, tensor<?x?x2x64xbf16>, tensor<?x?x2x64xbf16> -> tensor<?x?x2x64xbf16>
+  return %o : tensor<?x?x2x64xbf16>
+}
+
+// -----
+
+// Document ids are bounded over a range of rows and keys per tile (a warp-wide
+// tile.read_bounds), not a test one lane makes: no list; the loop classifies each tile.
+// CHECK-LABEL: tile.kernel @document_ids
+// CHECK-NOT: tile.kept_tiles
+// CHECK: tile.pipelined
+// CHECK: tile.read_bounds
+func.func @document_ids(%q: tensor<?x?x2x64xbf16>, %k: tensor<?x?x2x64xbf16>, %v: tensor<?x?x2x64xbf16>, %qid: tensor<?x?xi32>, %kid: tensor<?x?xi32>) -> tensor<?x?x2x64xbf16> {
+  %o = attn.attention %q, %k, %v inputs(%qid, %kid : tensor<?x?xi32>, tensor<?x?xi32>)
+    score {
+    ^bb0(%s: f32, %b: index, %h: index, %qi: index, %ki: index, %sq: index, %skv: index, %a: i32, %c: i32):
+      attn.yield %s : f32
+    } mask {
+    ^bb0(%b: index, %h: index, %qi: index, %ki: index, %sq: index, %skv: index, %a: i32, %c: i32):
+      %same = arith.cmpi eq, %a, %c : i32
+      attn.yield %same : i1
+    } normalizer {
+    ^bb0(%s: f32, %b: index, %h: index, %qi: index, %ki: index, %sq: index, %skv: index, %a: i32, %c: i32):
+      %mx = attn.row_reduce max %s : f32
+      %d = arith.subf %s, %mx : f32
+      %w = math.exp %d : f32
+      %z = attn.row_reduce sum %w : f32
+      attn.normalize %w, %z : f32, f32
+    } {input_dims = ["b,q", "b,kv"]}
+    : tensor<?x?x2x64xbf16>, tensor<?x?x2x64xbf16>, tensor<?x?x2x64xbf16> -> tensor<?x?x2x64xbf16>
+  return %o : tensor<?x?x2x64xbf16>
+}
