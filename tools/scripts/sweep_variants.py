@@ -29,8 +29,8 @@ OPTIONS = ["--persistent", "--persistent=false", "--long-keys", "--staged-output
            "--skip-loads", "--pingpong", "--gemm-overlap=false", "--group-guards=false",
            "--warp-specialize=false", "--target=sm_80", "--target=sm_90", "--target=gfx90a",
            "--fuse-combine=false", "--prefetch-bounds", "--axis-reads=false",
-           "--id-bounds=false", "--fold-score-scale=false", "--drop-row-terms=false",
-           "--documents=3", "--block-density=0.5"]
+           "--id-bounds=false", "--fold-score-scale=false", "--drop-row-terms=true",
+           "--documents=3", "--block-density=0.5", "--kept-tiles=false", "--block-density=0.1"]
 
 
 def draw(rng):

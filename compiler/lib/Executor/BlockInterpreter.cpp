@@ -195,9 +195,11 @@ LogicalResult BlockInterpreter::runKeptTiles(tile::KeptTilesOp op) {
   const Scalar *lo = scalar(op, op.getLower()), *hi = scalar(op, op.getUpper());
   if (!lo || !hi)
     return failure();
+  // The bounds by value: running the body adds scalars, which may move the map's entries.
+  int64_t begin = lo->i, end = hi->i;
   auto kept = std::make_shared<std::vector<int64_t>>();
   SmallVector<RuntimeValue> index(1), yielded;
-  for (int64_t j = lo->i; j < hi->i; ++j) {
+  for (int64_t j = begin; j < end; ++j) {
     index[0].scalar = Scalar::ofInt(j);
     if (failed(runRegionBlock(op.getBody().front(), index, &yielded)))
       return failure();
@@ -205,6 +207,8 @@ LogicalResult BlockInterpreter::runKeptTiles(tile::KeptTilesOp op) {
       kept->push_back(j);
   }
   scalars[op.getCount()] = Scalar::ofInt(static_cast<int64_t>(kept->size()));
+  // Ranks past the last kept index read the range's end (a guard read one tile ahead).
+  kept->push_back(end);
   lists[op.getList()] = std::move(kept);
   return success();
 }
@@ -216,11 +220,11 @@ LogicalResult BlockInterpreter::runTileAt(tile::TileAtOp op) {
     return fail(op, "operand is not a tile.kept_tiles list the executor knows");
   if (!rank)
     return failure();
-  const std::vector<int64_t> &kept = *it->second;
-  if (rank->i < 0 || rank->i >= static_cast<int64_t>(kept.size()))
-    return fail(op, "rank " + Twine(rank->i) + " is out of range for a list of " +
-                        Twine(kept.size()) + " kept tiles");
-  scalars[op.getResult()] = Scalar::ofInt(kept[rank->i]);
+  const std::vector<int64_t> &kept = *it->second; // the kept indices, then the range's end
+  if (rank->i < 0)
+    return fail(op, "rank " + Twine(rank->i) + " is negative");
+  int64_t tile = kept[std::min<int64_t>(rank->i, static_cast<int64_t>(kept.size()) - 1)];
+  scalars[op.getResult()] = Scalar::ofInt(tile);
   return success();
 }
 

@@ -108,12 +108,12 @@ std::string metaattn::tuningArch(llvm::StringRef target, const PipelineOptions &
     arch += "+no-id-bounds";
   if (!options.fuseCombine)
     arch += "+no-fuse-combine";
-  if (!options.dropRowTerms)
-    arch += "+no-drop-row-terms";
+  if (options.dropRowTerms)
+    arch += "+drop-row-terms";
   if (options.exp2Emulation > 0)
     arch += "+exp2-emulation=" + std::to_string(options.exp2Emulation);
-  if (options.keptTiles)
-    arch += "+kept-tiles";
+  if (!options.keptTiles)
+    arch += "+no-kept-tiles";
   if (options.prefetchBounds)
     arch += "+prefetch-bounds";
   if (options.skipLoads)
@@ -177,8 +177,8 @@ struct LowerPipelineOptions : public PassPipelineOptions<LowerPipelineOptions> {
       *this, "drop-row-terms",
       llvm::cl::desc("softmax-family attentions whose score has a term of the query row alone "
                      "(ALiBi): the element loop computes it at the block's first row "
-                     "(default true)"),
-      llvm::cl::init(true)};
+                     "(default false: slower)"),
+      llvm::cl::init(false)};
   Option<bool> foldScoreScale{
       *this, "fold-score-scale",
       llvm::cl::desc("softmax-family attentions with a score y * c (c > 0; y the score or computed "
@@ -219,8 +219,8 @@ struct LowerPipelineOptions : public PassPipelineOptions<LowerPipelineOptions> {
                         llvm::cl::init(true)};
   Option<bool> keptTiles{*this, "kept-tiles",
                          llvm::cl::desc("a kv loop whose tiles a block-sparse map skips walks "
-                                        "only the kept tiles (default false)"),
-                         llvm::cl::init(false)};
+                                        "only the kept tiles (default true)"),
+                         llvm::cl::init(true)};
   Option<bool> prefetchBounds{
       *this, "prefetch-bounds",
       llvm::cl::desc("a kv tile's id bounds are read one iteration "

@@ -1,10 +1,10 @@
-// RUN: metaattn-opt %s -split-input-file -attn-mask-analysis -attn-online-normalize -convert-attn-to-tile="block-m=64 block-n=64 kept-tiles=true" | FileCheck %s
-// RUN: metaattn-opt %s -split-input-file -attn-mask-analysis -attn-online-normalize -convert-attn-to-tile="block-m=64 block-n=64" | FileCheck %s --check-prefix=OFF
+// RUN: metaattn-opt %s -split-input-file -attn-mask-analysis -attn-online-normalize -convert-attn-to-tile="block-m=64 block-n=64" | FileCheck %s
+// RUN: metaattn-opt %s -split-input-file -attn-mask-analysis -attn-online-normalize -convert-attn-to-tile="block-m=64 block-n=64 kept-tiles=false" | FileCheck %s --check-prefix=OFF
 
-// Without kept-tiles (the default) the kv loop visits every tile of its range.
+// With kept-tiles=false the kv loop visits every tile of its range.
 // OFF-NOT: tile.kept_tiles
 
-// kept-tiles=true: where the mask skips tiles by a map read once per tile, the block's kept
+// kept-tiles (the default): where the mask skips tiles by a map read once per tile, the block's kept
 // tiles are gathered first (tile.kept_tiles, the test classified over all the block's rows)
 // and the kv loop runs over their count, each iteration taking its tile by rank. The loop
 // body still classifies its tile (per warpgroup once warp-specialised, and whether it needs

@@ -68,8 +68,10 @@ struct PipelineOptions {
   bool foldScoreScale = true;
   /// Softmax-family attentions whose score has a term of the query row alone (ALiBi's
   /// −slope·q): the element loop computes every row's scores at the block's first row, the
-  /// row statistic adds the difference back (convert-attn-to-tile drop-row-terms).
-  bool dropRowTerms = true;
+  /// row statistic adds the difference back (convert-attn-to-tile drop-row-terms). Off: ALiBi
+  /// ran 3% slower with it on the H200 (B4 S4k and B1 S16k, benchmarks/RESULTS.md, thirtieth
+  /// session), fewer instructions notwithstanding.
+  bool dropRowTerms = false;
   /// K > 0: every K-th softmax weight of a fragment loop computes its exponential on the FMA
   /// pipe (exp2Poly, runtime/device/metaattn/math.cuh) instead of the special-function unit
   /// (convert-attn-to-tile exp2-emulation); 0: none (the default; an experiment, not timed).
@@ -129,8 +131,9 @@ struct PipelineOptions {
   /// A kv loop whose tiles a mask skips by reading a custom input that is constant over a
   /// tile (a block-sparse map) walks only the kept tiles (tile.kept_tiles): each warp tests
   /// 32 tiles with one read per lane and a ballot, instead of one read and a branch per tile
-  /// on the loop's path. Off until timed on the GPU.
-  bool keptTiles = false;
+  /// on the loop's path. On: 1.3x (B4 S4k) to 3x (B1 S16k) faster at 5-20% of the blocks
+  /// kept on the H200, 2-5% slower with every block kept (benchmarks/RESULTS.md).
+  bool keptTiles = true;
   /// An attn.combine right after the attention that makes one of its values runs in that
   /// kernel's epilogue (convert-attn-to-tile fuse-combine): one kernel and one f32
   /// intermediate fewer (a differential attention's second output).

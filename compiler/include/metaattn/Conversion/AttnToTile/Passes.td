@@ -81,14 +81,14 @@ def ConvertAttnToTile : Pass<"convert-attn-to-tile", "::mlir::ModuleOp"> {
     Option<"idBounds", "id-bounds", "bool", "true",
            "attn.attention: a custom integer input with a plain q or kv axis (a document "
            "mask's ids) is bounded over each tile (tile.read_bounds) to skip or unmask it">,
-    Option<"keptTiles", "kept-tiles", "bool", "false",
+    Option<"keptTiles", "kept-tiles", "bool", "true",
            "attn.attention: a kv loop whose tiles a mask skips by a custom input constant over "
            "each tile (a block-sparse map) walks only the kept tiles (tile.kept_tiles)">,
     Option<"foldScoreScale", "fold-score-scale", "bool", "true",
            "attn.attention with a score y * c (c > 0; y the score s, or computed from it as a "
            "soft cap's tanh) and the score as its shift: raw y, c applied with the maximum (one "
            "fma per exponent); wgmma targets only">,
-    Option<"dropRowTerms", "drop-row-terms", "bool", "true",
+    Option<"dropRowTerms", "drop-row-terms", "bool", "false",
            "attn.attention with the score as its shift and weights of s - m: a score term of "
            "the query row alone (ALiBi's slope * q) is computed at the block's first row, and "
            "the maximum read by the finalizer moves back by the difference; wgmma targets "

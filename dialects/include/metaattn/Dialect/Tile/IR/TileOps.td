@@ -243,7 +243,8 @@ def Tile_TileAtOp : Tile_Op<"tile_at", [Pure]> {
   let summary = "The index of a given rank in a tile.kept_tiles list";
   let description = [{
     `%j = tile.tile_at %list[%r]` is the `r`-th index (from 0) that `tile.kept_tiles` kept;
-    `r` must be below its count. On CUDA each `tile.tile_at` keeps a cursor over the range:
+    a rank at or past its count gives the range's upper bound (a guard evaluated one
+    iteration ahead reads the tile after the last as past the range). On CUDA each `tile.tile_at` keeps a cursor over the range:
     asked for ranks in increasing order (a loop's iterations) it reads each 32 indices of the
     range once; a smaller rank than the last restarts the walk.
   }];
