@@ -83,6 +83,13 @@ struct Plan {
   SmallVector<Operation *> guardSlice;
 };
 
+/// Whether a copy of `kernel` writes the global tensor `tensor` (a kernel parameter).
+bool writesTensor(KernelOp kernel, Value tensor) {
+  bool found = false;
+  kernel.walk([&](CopyOp copy) { found |= copy.getDest() == tensor; });
+  return found;
+}
+
 /// Adds to `slice` the pure top-level ops that `values` depend on, or returns false (and
 /// leaves `slice` as it was) if one of them cannot be recomputed by the producer.
 bool extendSlice(ArrayRef<Value> values, Block &body, llvm::SetVector<Operation *> &slice) {
@@ -96,7 +103,14 @@ bool extendSlice(ArrayRef<Value> values, Block &body, llvm::SetVector<Operation 
     if (def->getBlock() != &body)
       return false;
     if (isa<KeptTilesOp>(def)) {
-      // Its test reads inputs only (the verifier's rule) and the values it uses from above.
+      // Its test holds pure ops and reads (the verifier's rule): the producer recomputes the
+      // same list where the kernel writes none of the tensors read, from the values the test
+      // uses from above.
+      auto kernel = def->getParentOfType<KernelOp>();
+      bool readsWritten = false;
+      def->walk([&](ReadOp read) { readsWritten |= writesTensor(kernel, read.getTensor()); });
+      if (readsWritten)
+        return false;
       llvm::SetVector<Value> above;
       getUsedValuesDefinedAbove(def->getRegions(), above);
       llvm::append_range(worklist, above);
@@ -108,13 +122,6 @@ bool extendSlice(ArrayRef<Value> values, Block &body, llvm::SetVector<Operation 
   }
   slice.insert(added.begin(), added.end());
   return true;
-}
-
-/// Whether a copy of `kernel` writes the global tensor `tensor` (a kernel parameter).
-bool writesTensor(KernelOp kernel, Value tensor) {
-  bool found = false;
-  kernel.walk([&](CopyOp copy) { found |= copy.getDest() == tensor; });
-  return found;
 }
 
 /// Sets plan.guard and plan.guardSlice where the loop body's reads of the prefetched tiles
