@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Where a softmax kernel's warps wait: Nsight Compute's stall sampling for one launch of the
 # default kernels (bf16, B1, S = 16k, H·D = 2048), summarised as the share of stall samples per
-# SASS opcode, the top stall reasons and the tensor pipe's activity.
+# SASS opcode, the top stall reasons, the tensor pipe's activity and every pipe's utilisation.
 #   BIN=<dir with static metaattn-run> OUT=<dir> [SHAPES="d128 d64"] [OPTS="--block-n=128"] \
 #     bash tests/gpu/stalls_softmax.sh
 # MLIR=<file> profiles that file's functions instead (SHAPES then names them), at B=$BATCH
@@ -40,6 +40,15 @@ print("tensor pipe active %.1f%% of elapsed, issue slots %.2f per scheduler" % (
 pre, post = "smsp__average_warps_issue_stalled_", "_per_issue_active.ratio"
 stalls = sorted(((num(v), n[len(pre):-len(post)]) for n, v in metric.items()
                  if n.startswith(pre) and n.endswith(post)), reverse=True)
+# Each pipe's utilisation (Hopper: tensor/gmma, xu = the special-function unit's MUFU, fma,
+# alu, ...), highest first, and the instruction count.
+pipes = sorted(((num(v), n) for n, v in metric.items()
+                if re.fullmatch(r"sm__(inst_executed_pipe|pipe)_\w+\.avg\.pct_of_peak_sustained_active", n)),
+               reverse=True)
+print("pipes (% of peak over active cycles):", ", ".join(
+    f"{re.sub(r'^sm__|[.]avg[.]pct_of_peak_sustained_active$', '', n)} {x:.1f}" for x, n in pipes[:8]))
+print("instructions executed %.4g, cycles active (avg per SM) %.4g" % (
+    num(metric.get("smsp__inst_executed.sum")), num(metric.get("sm__cycles_active.avg"))))
 print("stall cycles per issued instruction:", ", ".join(f"{n} {x:.2f}" for x, n in stalls[:8]))
 sass = [r for r in csv.reader(open(sys.argv[2])) if len(r) > 3]
 cols = sass[0]

@@ -66,6 +66,32 @@
 // CHECK: memref.load
 // CHECK-NEXT: arith.constant -1.250000e-01 : f32
 // CHECK-NEXT: arith.mulf
+// A bias, s · 0.125 − u · d with u = 2^(−(h + 1)/2) (ALiBi's slope, the same over a tile) and
+// d = q − kv: the score loop keeps s − (u · 8) · d raw, one multiplication by 1/0.125 of the
+// tile-invariant factor and none of s.
+// CHECK-LABEL: tile.kernel @biased
+// CHECK: tile.gemm
+// CHECK-NEXT: tile.parallel
+// CHECK: %[[BS:.*]] = memref.load %[[S3:[0-9]+]]
+// CHECK-NOT: arith.mulf %[[BS]]
+// CHECK: %[[U:.*]] = math.exp2
+// CHECK: %[[D:.*]] = arith.sitofp
+// CHECK-NEXT: %[[INV:.*]] = arith.constant 8.000000e+00 : f32
+// CHECK-NEXT: %[[UC:.*]] = arith.mulf %[[U]], %[[INV]] : f32
+// CHECK-NEXT: %[[T:.*]] = arith.mulf %[[UC]], %[[D]] : f32
+// CHECK-NEXT: %[[RAW3:.*]] = arith.subf %[[BS]], %[[T]] : f32
+// CHECK: arith.select %{{.*}}, %[[RAW3]], %{{.*}} : f32
+// CHECK: tile.reduce max %[[S3]]
+// CHECK: %[[SRAW3:.*]] = memref.load %[[S3]]
+// CHECK-NEXT: arith.constant 1.250000e-01 : f32
+// CHECK-NEXT: arith.mulf %[[SRAW3]]
+// A bias whose factors both vary over the tile (q · kv) is not folded: the loop scales s.
+// CHECK-LABEL: tile.kernel @biased_varying
+// CHECK: tile.gemm
+// CHECK-NEXT: tile.parallel
+// CHECK: memref.load
+// CHECK-NEXT: arith.constant 1.250000e-01 : f32
+// CHECK-NEXT: arith.mulf
 func.func @scaled(%q: tensor<?x?x4x64xbf16>, %k: tensor<?x?x4x64xbf16>, %v: tensor<?x?x4x64xbf16>) -> (tensor<?x?x4x64xbf16>, tensor<?x4x?xf32>) {
   %o, %l = attn.attention %q, %k, %v
     score {
@@ -120,6 +146,68 @@ func.func @negative(%q: tensor<?x?x4x64xbf16>, %k: tensor<?x?x4x64xbf16>, %v: te
       %c = arith.constant -0.125 : f32
       %r = arith.mulf %s, %c : f32
       attn.yield %r : f32
+    } mask {
+    ^bb0(%b: index, %h: index, %qi: index, %ki: index, %sq: index, %skv: index):
+      %m = arith.cmpi sle, %ki, %qi : index
+      attn.yield %m : i1
+    } normalizer {
+    ^bb0(%s: f32, %b: index, %h: index, %qi: index, %ki: index, %sq: index, %skv: index):
+      %mx = attn.row_reduce max %s : f32
+      %d = arith.subf %s, %mx : f32
+      %w = math.exp %d : f32
+      %z = attn.row_reduce sum %w : f32
+      attn.normalize %w, %z : f32, f32
+    } : tensor<?x?x4x64xbf16>, tensor<?x?x4x64xbf16>, tensor<?x?x4x64xbf16> -> tensor<?x?x4x64xbf16>, tensor<?x4x?xf32>
+  return %o, %l : tensor<?x?x4x64xbf16>, tensor<?x4x?xf32>
+}
+
+func.func @biased(%q: tensor<?x?x4x64xbf16>, %k: tensor<?x?x4x64xbf16>, %v: tensor<?x?x4x64xbf16>) -> (tensor<?x?x4x64xbf16>, tensor<?x4x?xf32>) {
+  %o, %l = attn.attention %q, %k, %v
+    score {
+    ^bb0(%s: f32, %b: index, %h: index, %qi: index, %ki: index, %sq: index, %skv: index):
+      %c = arith.constant 0.125 : f32
+      %r = arith.mulf %s, %c : f32
+      %one = arith.constant 1 : index
+      %h1 = arith.addi %h, %one : index
+      %hi = arith.index_cast %h1 : index to i64
+      %hf = arith.sitofp %hi : i64 to f32
+      %half = arith.constant -0.5 : f32
+      %e = arith.mulf %hf, %half : f32
+      %u = math.exp2 %e : f32
+      %d = arith.subi %qi, %ki : index
+      %di = arith.index_cast %d : index to i64
+      %df = arith.sitofp %di : i64 to f32
+      %t = arith.mulf %u, %df : f32
+      %y = arith.subf %r, %t : f32
+      attn.yield %y : f32
+    } mask {
+    ^bb0(%b: index, %h: index, %qi: index, %ki: index, %sq: index, %skv: index):
+      %m = arith.cmpi sle, %ki, %qi : index
+      attn.yield %m : i1
+    } normalizer {
+    ^bb0(%s: f32, %b: index, %h: index, %qi: index, %ki: index, %sq: index, %skv: index):
+      %mx = attn.row_reduce max %s : f32
+      %d = arith.subf %s, %mx : f32
+      %w = math.exp %d : f32
+      %z = attn.row_reduce sum %w : f32
+      attn.normalize %w, %z : f32, f32
+    } : tensor<?x?x4x64xbf16>, tensor<?x?x4x64xbf16>, tensor<?x?x4x64xbf16> -> tensor<?x?x4x64xbf16>, tensor<?x4x?xf32>
+  return %o, %l : tensor<?x?x4x64xbf16>, tensor<?x4x?xf32>
+}
+
+func.func @biased_varying(%q: tensor<?x?x4x64xbf16>, %k: tensor<?x?x4x64xbf16>, %v: tensor<?x?x4x64xbf16>) -> (tensor<?x?x4x64xbf16>, tensor<?x4x?xf32>) {
+  %o, %l = attn.attention %q, %k, %v
+    score {
+    ^bb0(%s: f32, %b: index, %h: index, %qi: index, %ki: index, %sq: index, %skv: index):
+      %c = arith.constant 0.125 : f32
+      %r = arith.mulf %s, %c : f32
+      %qx = arith.index_cast %qi : index to i64
+      %qf = arith.sitofp %qx : i64 to f32
+      %kx = arith.index_cast %ki : index to i64
+      %kf = arith.sitofp %kx : i64 to f32
+      %t = arith.mulf %qf, %kf : f32
+      %y = arith.addf %r, %t : f32
+      attn.yield %y : f32
     } mask {
     ^bb0(%b: index, %h: index, %qi: index, %ki: index, %sq: index, %skv: index):
       %m = arith.cmpi sle, %ki, %qi : index

@@ -19,6 +19,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/MapVector.h"
 
 #include <cmath>
@@ -185,12 +186,41 @@ private:
   /// c when the scores are kept raw (TileConfig::foldScoreScale applies): the row maximum
   /// is of raw scores y, and c is applied where scores and maximum are read.
   std::optional<double> scoreScale;
-  /// y, the raw score in the score region (its argument for `s * c`).
-  Value rawScore;
+  /// y, the raw score in the score region (its argument for `s * c`), and the factors of an
+  /// additive term (PositiveScale: the raw score is y ± (u/c)·v).
+  Value rawScore, rawTermU, rawTermV;
+  bool rawTermSubtract = false;
   /// The score's term of the query row alone (TileConfig::dropRowTerms applies): the element
   /// loop computes the score at the block's first row q0, and the maximum read by the
   /// finalizer moves by G(q) − G(q0).
   std::optional<RowTermSplit> rowTerms;
+
+  /// The raw score y ± (u/c)·v of a score c·y ± u·v (PositiveScale), with the operations of
+  /// the score region that y, u and v need inlined with `args` (not c·y, nor the sum).
+  Value inlineRawScoreWithTerm(ValueRange args) {
+    Block &block = op.getScore().front();
+    llvm::SmallPtrSet<Operation *, 16> needed;
+    SmallVector<Value> work = {rawScore, rawTermU};
+    if (rawTermV)
+      work.push_back(rawTermV);
+    while (!work.empty()) {
+      Operation *def = work.pop_back_val().getDefiningOp();
+      if (def && def->getBlock() == &block && needed.insert(def).second)
+        llvm::append_range(work, def->getOperands());
+    }
+    IRMapping mapping;
+    mapping.map(block.getArguments(), args);
+    for (Operation &inner : block.without_terminator())
+      if (needed.contains(&inner))
+        b.clone(inner, mapping);
+    Value term =
+        b.create<arith::MulFOp>(loc, mapping.lookupOrDefault(rawTermU), f32(1.0 / *scoreScale));
+    if (rawTermV)
+      term = b.create<arith::MulFOp>(loc, term, mapping.lookupOrDefault(rawTermV));
+    Value y = mapping.lookupOrDefault(rawScore);
+    return rawTermSubtract ? b.create<arith::SubFOp>(loc, y, term).getResult()
+                           : b.create<arith::AddFOp>(loc, y, term).getResult();
+  }
 
   /// `v` times the folded score scale (when there is one).
   Value scaled(Value v) {
@@ -212,21 +242,78 @@ bool weightsOfDifference(Region &elementwise) {
 
 /// A score region `yield y * c` (or `c * y`) for a finite constant c > 0, where y is the score
 /// itself (`s * c`, a scaled dot product) or any value computed from it (`c * tanh(s * k)`,
-/// a soft cap): the softmax of c·y keeps y raw and folds c into the exponent.
+/// a soft cap): the softmax of c·y keeps y raw and folds c into the exponent. Also
+/// `y * c ± t` (or `t + y * c`) where t is u·v or u with u the same for every element of a
+/// tile (computed from b, h, seq_q and seq_kv alone: ALiBi's slope): the raw score is then
+/// y ± (u/c)·v, one fma per element, where u/c is computed once.
 struct PositiveScale {
   double c;
   Value y;
+  /// The additive term's factors (u, v; v null when t is u itself), null when there is none.
+  Value u, v;
+  bool subtract = false;
 };
+
+/// Whether `value`, in the score region `block`, is the same for every element of a tile: it
+/// depends on no argument but b, h, seq_q and seq_kv, through side-effect-free ops.
+bool elementInvariant(Block &block, Value value) {
+  if (auto arg = dyn_cast<BlockArgument>(value)) {
+    if (arg.getOwner() != &block)
+      return true;
+    unsigned i = arg.getArgNumber();
+    auto index = [](IndexArg a) { return 1 + static_cast<unsigned>(a); };
+    return i == index(IndexArg::B) || i == index(IndexArg::H) || i == index(IndexArg::SQ) ||
+           i == index(IndexArg::SKV);
+  }
+  Operation *def = value.getDefiningOp();
+  if (def->getBlock() != &block)
+    return true;
+  if (def->getNumRegions() != 0 || !isMemoryEffectFree(def))
+    return false;
+  return llvm::all_of(def->getOperands(),
+                      [&](Value operand) { return elementInvariant(block, operand); });
+}
+
 std::optional<PositiveScale> positiveScoreScale(attn::OnlineAttentionOp op) {
   Block &score = op.getScore().front();
-  auto mul = score.getTerminator()->getOperand(0).getDefiningOp<arith::MulFOp>();
-  if (!mul)
+  auto scaleOf = [](Value product) -> std::optional<PositiveScale> {
+    auto mul = product.getDefiningOp<arith::MulFOp>();
+    if (!mul)
+      return std::nullopt;
+    for (unsigned i = 0; i < 2; ++i) {
+      FloatAttr c;
+      if (matchPattern(mul->getOperand(1 - i), m_Constant(&c)) && c.getValueAsDouble() > 0 &&
+          std::isfinite(c.getValueAsDouble()))
+        return PositiveScale{c.getValueAsDouble(), mul->getOperand(i)};
+    }
     return std::nullopt;
-  for (unsigned i = 0; i < 2; ++i) {
-    FloatAttr c;
-    if (matchPattern(mul->getOperand(1 - i), m_Constant(&c)) && c.getValueAsDouble() > 0 &&
-        std::isfinite(c.getValueAsDouble()))
-      return PositiveScale{c.getValueAsDouble(), mul->getOperand(i)};
+  };
+  Value yielded = score.getTerminator()->getOperand(0);
+  if (std::optional<PositiveScale> scale = scaleOf(yielded))
+    return scale;
+  // c·y ± t: the term's factor u must be the same over a tile, so that u/c costs nothing per
+  // element.
+  Operation *sum = yielded.getDefiningOp();
+  if (!sum || sum->getBlock() != &score || !isa<arith::AddFOp, arith::SubFOp>(sum))
+    return std::nullopt;
+  bool subtract = isa<arith::SubFOp>(sum);
+  for (unsigned i = 0; i < (subtract ? 1u : 2u); ++i) {
+    std::optional<PositiveScale> scale = scaleOf(sum->getOperand(i));
+    if (!scale)
+      continue;
+    Value t = sum->getOperand(1 - i);
+    scale->subtract = subtract;
+    if (elementInvariant(score, t)) {
+      scale->u = t;
+      return scale;
+    }
+    if (auto product = t.getDefiningOp<arith::MulFOp>())
+      for (unsigned k = 0; k < 2; ++k)
+        if (elementInvariant(score, product->getOperand(k))) {
+          scale->u = product->getOperand(k);
+          scale->v = product->getOperand(1 - k);
+          return scale;
+        }
   }
   return std::nullopt;
 }
@@ -348,6 +435,8 @@ void KernelBuilder::buildLoopBody(Value j) {
     Value qScore = rowTerms ? q0 : q;
     if (!scoreScale)
       s = inlineRegion(op.getScore(), regionArgs({s}, qScore, kv)).front();
+    else if (rawTermU)
+      s = inlineRawScoreWithTerm(regionArgs({s}, qScore, kv));
     else if (rawScore != op.getScore().getArgument(0))
       s = inlineRegionValue(op.getScore(), regionArgs({s}, qScore, kv), rawScore);
     if (op.hasShift()) {
@@ -669,6 +758,9 @@ FailureOr<KernelOp> KernelBuilder::build(StringRef name) {
       if (std::optional<PositiveScale> scale = positiveScoreScale(op)) {
         scoreScale = scale->c;
         rawScore = scale->y;
+        rawTermU = scale->u;
+        rawTermV = scale->v;
+        rawTermSubtract = scale->subtract;
       }
     // The weights must see the score only through s − m, and the maximum must be of the
     // scores alone (no sink's start value in other units).
