@@ -2,14 +2,16 @@
 # What holds the custom variants below our softmax (issue 5 asks for the limit from
 # measurements): softmax, softcap, ALiBi and a one-document mask, H16 D128 causal bf16 at B4 S4k.
 # First every variant file's functions against the oracle at 200x333 with the build's defaults
-# (run in parallel), then each case checked at 2x1025, timed (metaattn-run --bench, two
+# (run in parallel), then each case checked at CHECK_SHAPES (B:Sq:Skv ..., default 2:1025:1025
+# 1:1:1 3:130:77 1:2049:2049; the largest error is printed), timed (metaattn-run --bench, two
 # interleaved repetitions) and profiled once with Nsight Compute through
 # tests/gpu/stalls_softmax.sh: issue slots, each pipe's utilisation (xu is the special-function
 # unit that runs MUFU.EX2/TANH), the top stall reasons and the SASS opcodes warps stall on.
 # EXTRA="name|variant|options;..." adds cases (an option under test against the default).
 # A short table last.
 #
-#   BIN=<dir with static metaattn-run and metaattn-variant> OUT=<dir> [PROFILE=0] \
+# PROFILE: all (default), 0 (none) or the names of the cases to profile.
+#   BIN=<dir with static metaattn-run and metaattn-variant> OUT=<dir> [PROFILE="softcap ..."] \
 #     [EXTRA="alibi_x|alibi|--some-option"] bash tests/gpu/limits.sh
 set -u
 BIN=${BIN:-build-static/bin}
@@ -41,13 +43,17 @@ cases+=("${extra[@]}")
 for c in "${cases[@]}"; do
   IFS='|' read -r name variant opts <<< "$c"
   "$BIN/metaattn-variant" "$variant" --heads=16 --dim=128 --causal --name=f > "$OUT/$name.mlir"
-  # shellcheck disable=SC2086 # the case's options are words
-  if timeout 90 "$RUN" "$OUT/$name.mlir" --device=gpu --batch=2 --seq-q=1025 $opts \
-       > "$OUT/logs/check_$name.log" 2>&1; then
-    echo "PASS $name 2x1025 $opts"
-  else
-    echo "FAIL $name 2x1025 $opts"
-  fi
+  for shape in ${CHECK_SHAPES:-2:1025:1025 1:1:1 3:130:77 1:2049:2049}; do
+    IFS=':' read -r nb sq skv <<< "$shape"
+    log="$OUT/logs/check_${name}_${sq}x$skv.log"
+    # shellcheck disable=SC2086 # the case's options are words
+    if timeout 90 "$RUN" "$OUT/$name.mlir" --device=gpu --batch="$nb" --seq-q="$sq" \
+         --seq-kv="$skv" $opts > "$log" 2>&1; then
+      echo "PASS $name B$nb ${sq}x$skv $opts: $(grep -o 'max |err| [0-9.e+-]*' "$log" | head -1)"
+    else
+      echo "FAIL $name B$nb ${sq}x$skv $opts"
+    fi
+  done
 done
 declare -A ms
 for rep in 1 2; do
@@ -59,9 +65,10 @@ for rep in 1 2; do
     ms["$name|$rep"]=${t:-error}
   done
 done
-if [ "${PROFILE:-1}" = 1 ]; then
+if [ "${PROFILE:-all}" != 0 ]; then
   for c in "${cases[@]}"; do
     IFS='|' read -r name variant opts <<< "$c"
+    [ "${PROFILE:-all}" = all ] || [[ " $PROFILE " == *" $name "* ]] || continue
     echo "== profile $name"
     mlir="$OUT/$name.mlir" prof="$OUT/prof"
     MLIR="$mlir" SHAPES=f TAG="_$name" BATCH=4 SEQ=4096 OPTS="$opts" BIN="$BIN" OUT="$prof" \

@@ -254,6 +254,13 @@ static cl::opt<bool> idBoundsOpt(
              "meet, unmasked inside one document (default true)"),
     cl::init(true));
 
+static cl::opt<bool> approxTanhOpt(
+    cl::cat(runCategory), "approx-tanh",
+    cl::desc("attention kernels compute tanh (a soft cap's) with tanh.approx.f32, one "
+             "special-function op, relative error about 2^-11; false: CUDA's tanhf "
+             "(default true)"),
+    cl::init(true));
+
 static cl::opt<bool> keptTilesOpt(
     cl::cat(runCategory), "kept-tiles",
     cl::desc("a kv loop whose tiles a mask skips by a custom input constant over each tile (a "
@@ -325,6 +332,7 @@ static int runMain(int argc, char **argv) {
   options.pipeline.axisReads = axisReadsOpt;
   options.pipeline.idBounds = idBoundsOpt;
   options.pipeline.keptTiles = keptTilesOpt;
+  options.pipeline.approxTanh = approxTanhOpt;
   options.pipeline.fuseCombine = fuseCombineOpt;
   options.pipeline.prefetchBounds = prefetchBoundsOpt;
   options.pipeline.skipLoads = skipLoadsOpt;

@@ -1,7 +1,9 @@
 //===- nvrtc_time.cpp - where NVRTC's time goes for one kernel -------------===//
 ///
 /// Compiles a .cu file with NVRTC the way the runtime does (sm_90a, C++17, -default-device,
-/// fast math, the device library on the include path) REPEAT times, to PTX only (NVRTC's front
+/// -ftz=true without fast math (runtime/lib/Compiler.cpp's defaults: with --use_fast_math,
+/// tanhf would become one MUFU.TANH, which the runtime's kernels do not get), the device
+/// library on the include path) REPEAT times, to PTX only (NVRTC's front
 /// end and NVVM) and to a cubin (the same plus ptxas), and prints the medians. Built and run by
 /// tools/scripts/compile_time.sh; needs no GPU.
 ///
@@ -25,7 +27,7 @@ namespace {
 double compileMs(const std::string &source, const std::string &arch, const std::string &include) {
   std::string archFlag = "--gpu-architecture=" + arch, includeFlag = "-I" + include;
   std::vector<const char *> flags = {archFlag.c_str(), "-std=c++17", "-default-device",
-                                     "--use_fast_math", includeFlag.c_str()};
+                                     "-ftz=true", includeFlag.c_str()};
   // NVRTC_EXTRA: more options, space-separated (`--fdevice-time-trace=F`, `-time=F.csv`).
   static std::vector<std::string> extra = [] {
     std::vector<std::string> words;

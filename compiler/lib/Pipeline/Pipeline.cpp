@@ -49,6 +49,7 @@ void metaattn::buildAttnToTilePipeline(OpPassManager &pm, const PipelineOptions 
   convert.exp2Emulation = options.exp2Emulation;
   convert.idBounds = options.idBounds;
   convert.keptTiles = options.keptTiles;
+  convert.approxTanh = options.approxTanh;
   convert.fuseCombine = options.fuseCombine;
   convert.warpSpecialize = options.warpSpecialize;
   convert.gemmOverlap = options.warpSpecialize && options.gemmOverlap;
@@ -114,6 +115,8 @@ std::string metaattn::tuningArch(llvm::StringRef target, const PipelineOptions &
     arch += "+exp2-emulation=" + std::to_string(options.exp2Emulation);
   if (!options.keptTiles)
     arch += "+no-kept-tiles";
+  if (!options.approxTanh)
+    arch += "+exact-tanh";
   if (options.prefetchBounds)
     arch += "+prefetch-bounds";
   if (options.skipLoads)
@@ -221,6 +224,11 @@ struct LowerPipelineOptions : public PassPipelineOptions<LowerPipelineOptions> {
                          llvm::cl::desc("a kv loop whose tiles a block-sparse map skips walks "
                                         "only the kept tiles (default true)"),
                          llvm::cl::init(true)};
+  Option<bool> approxTanh{*this, "approx-tanh",
+                          llvm::cl::desc("attention kernels compute tanh (a soft cap's) with "
+                                         "the special-function unit's tanh.approx.f32 "
+                                         "(default true)"),
+                          llvm::cl::init(true)};
   Option<bool> prefetchBounds{
       *this, "prefetch-bounds",
       llvm::cl::desc("a kv tile's id bounds are read one iteration "
@@ -274,6 +282,7 @@ void metaattn::registerMetaAttnPipelines() {
         options.axisReads = cl.axisReads;
         options.idBounds = cl.idBounds;
         options.keptTiles = cl.keptTiles;
+        options.approxTanh = cl.approxTanh;
         options.fuseCombine = cl.fuseCombine;
         options.prefetchBounds = cl.prefetchBounds;
         options.skipLoads = cl.skipLoads;

@@ -3,6 +3,7 @@
 // Not on the mma.sync path (not timed there).
 // RUN: metaattn-opt %s -attn-mask-analysis -attn-online-normalize -convert-attn-to-tile="target=sm_90" | FileCheck %s --check-prefix=OFF
 // RUN: metaattn-opt %s --metaattn-lower | metaattn-translate --tile-to-cuda | FileCheck %s --check-prefix=CUDA
+// RUN: metaattn-opt %s --metaattn-lower="approx-tanh=0" | metaattn-translate --tile-to-cuda | FileCheck %s --check-prefix=EXACT
 
 // fold-score-scale (the default): with the score s * 0.125 and the score as the shift, the kernel keeps raw
 // scores (the score loop only masks), takes the row maximum of them and applies 0.125 where
@@ -48,7 +49,7 @@
 // CHECK: %[[CS:.*]] = memref.load %[[S2:[0-9]+]]
 // CHECK-NEXT: arith.constant 2.000000e-02 : f32
 // CHECK-NEXT: %[[ARG:.*]] = arith.mulf %[[CS]], %{{.*}} : f32
-// CHECK-NEXT: %[[T:.*]] = math.tanh %[[ARG]] : f32
+// CHECK-NEXT: %[[T:.*]] = math.tanh %[[ARG]] {tile.approx} : f32
 // CHECK-NOT: arith.mulf
 // CHECK: arith.select %{{.*}}, %[[T]], %{{.*}} : f32
 // CHECK: tile.reduce max %[[S2]] to %[[MNEW2:[0-9]+]] {accumulate}
@@ -56,8 +57,12 @@
 // CHECK: %[[TRAW:.*]] = memref.load %[[S2]]
 // CHECK-NEXT: %[[C5:.*]] = arith.constant 5.000000e+01 : f32
 // CHECK-NEXT: arith.mulf %[[TRAW]], %[[C5]] : f32
+// approx-tanh (the default): tanh.approx.f32 through the device library; without it, tanhf.
 // CUDA-LABEL: from tile.kernel @capped.
-// CUDA: tanhf(
+// CUDA: metaattn::dev::tanh(
+// EXACT-LABEL: from tile.kernel @capped.
+// EXACT-NOT: metaattn::dev::tanh(
+// EXACT: tanhf(
 // CUDA: metaattn::dev::expSubScaled(
 // A negative scale (max(c·s) is not c·max(s)) stays in the score loop.
 // CHECK-LABEL: tile.kernel @negative

@@ -134,6 +134,11 @@ struct PipelineOptions {
   /// on the loop's path. On: 1.3x (B4 S4k) to 3x (B1 S16k) faster at 5-20% of the blocks
   /// kept on the H200, 2-5% slower with every block kept (benchmarks/RESULTS.md).
   bool keptTiles = true;
+  /// Attention kernels compute tanh (a soft cap's) with `tanh.approx.f32`, one special-function
+  /// op, instead of CUDA's tanhf (an ex2, a reciprocal and a polynomial under the runtime's
+  /// flags): relative error about 2^-11, what FlashAttention-3's soft cap uses
+  /// (convert-attn-to-tile approx-tanh; benchmarks/RESULTS.md).
+  bool approxTanh = true;
   /// An attn.combine right after the attention that makes one of its values runs in that
   /// kernel's epilogue (convert-attn-to-tile fuse-combine): one kernel and one f32
   /// intermediate fewer (a differential attention's second output).

@@ -54,6 +54,11 @@ enum class FloatPrecision {
 /// wherever the kernel uses it.
 inline constexpr llvm::StringLiteral kExp2EmulationAttr = "tile.exp2_emulation";
 
+/// A math op (math.tanh) marked with this unit attribute (convert-attn-to-tile approx-tanh)
+/// may be computed by the special-function unit's approximation (CUDA: `tanh.approx.f32`,
+/// relative error about 2^-11); the CPU executor computes it exactly.
+inline constexpr llvm::StringLiteral kApproxAttr = "tile.approx";
+
 /// 2^x as exp2Poly computes it in f32 (the device library's FMA-pipe exponential).
 float exp2Poly(float x);
 

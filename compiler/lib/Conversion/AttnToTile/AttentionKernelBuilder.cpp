@@ -832,6 +832,9 @@ FailureOr<KernelOp> KernelBuilder::build(StringRef name) {
   }
   buildEpilogue();
   b.create<ReturnOp>(loc);
+  // tanh (a soft cap's) on the special-function unit (TileConfig::approxTanh).
+  if (cfg.approxTanh)
+    kernel.walk([&](math::TanhOp tanh) { tanh->setAttr(kApproxAttr, b.getUnitAttr()); });
   return kernel;
 }
 

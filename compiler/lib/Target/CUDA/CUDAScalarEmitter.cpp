@@ -280,8 +280,12 @@ LogicalResult Printer::printScalar(Operation *op) {
           .Case([&](math::Exp2Op) { return call("metaattn::dev::exp2Approx"); })
           .Case([&](math::LogOp) { return call("metaattn::dev::log"); })
           .Case([&](math::Log2Op) { return call("metaattn::dev::log2Approx"); })
-          // Accurate tanhf: tanh.approx (2^-11 relative) is too coarse inside a softcap.
-          .Case([&](math::TanhOp) { return call("tanhf"); })
+          // tanh.approx.f32 (one MUFU.TANH, 2^-11 relative) where the op allows it; else
+          // tanhf, which under the runtime's flags (-ftz=true, no fast math) is an ex2, a
+          // reciprocal and a polynomial.
+          .Case([&](math::TanhOp t) {
+            return call(t->hasAttr(kApproxAttr) ? "metaattn::dev::tanh" : "tanhf");
+          })
           .Case([&](math::AbsFOp) { return call("fabsf"); })
           .Case([&](math::SqrtOp) { return call("sqrtf"); })
           .Case([&](math::RsqrtOp) { return call("rsqrtf"); })

@@ -50,6 +50,9 @@ struct TileConfig {
   /// on the loop's path. On: 1.3x (B4 S4k) to 3x (B1 S16k) faster at 5-20% of the blocks
   /// kept on the H200, 2-5% slower with every block kept (benchmarks/RESULTS.md).
   bool keptTiles = true;
+  /// math.tanh in attention kernels carries kApproxAttr: the CUDA printer computes it with
+  /// `tanh.approx.f32` (PipelineOptions::approxTanh).
+  bool approxTanh = true;
   /// Whether tile-gemm-overlap, when it runs, should overlap this kernel's gemms (false:
   /// the kernel gets tile.no_gemm_overlap).
   bool gemmOverlap = true;

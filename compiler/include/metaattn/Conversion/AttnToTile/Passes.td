@@ -84,6 +84,9 @@ def ConvertAttnToTile : Pass<"convert-attn-to-tile", "::mlir::ModuleOp"> {
     Option<"keptTiles", "kept-tiles", "bool", "true",
            "attn.attention: a kv loop whose tiles a mask skips by a custom input constant over "
            "each tile (a block-sparse map) walks only the kept tiles (tile.kept_tiles)">,
+    Option<"approxTanh", "approx-tanh", "bool", "true",
+           "attn.attention: math.tanh gets tile.approx (the CUDA printer then uses "
+           "tanh.approx.f32, relative error about 2^-11, instead of tanhf)">,
     Option<"foldScoreScale", "fold-score-scale", "bool", "true",
            "attn.attention with a score y * c (c > 0; y the score s, or computed from it as a "
            "soft cap's tanh) and the score as its shift: raw y, c applied with the maximum (one "
