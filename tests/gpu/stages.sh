@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Three kv stages against the tiling model's choice (two at D <= 128) for softmax on the GPU:
 # D 64 and 128, causal or not, S 1k/4k/16k with B·S = 16k and H·D = 2048 (the grid's shapes),
-# each checked against the oracle with --stages=3 at B1 S1025 first, then timed with
+# each checked against the oracle with --stages=3 at B1 S1025 first (a kernel whose three stages
+# do not fit shared memory — D128 without a mask, whose kv tiles are wider — is reported and
+# left out), then timed with
 # `metaattn-run --bench --no-check --iters=30` without and with --stages=3, two interleaved
 # repetitions. A table last: ms per shape and the speed-up of three stages.
 #   BIN=<dir with static metaattn-run> OUT=<dir> bash tests/gpu/stages.sh
@@ -18,6 +20,10 @@ for f in $fns; do
   if timeout 90 "$RUN" "$OUT/grid.mlir" --device=gpu --function=$f --batch=1 --seq-q=1025 \
        --stages=3 > "$OUT/check_$f.log" 2>&1; then
     echo "PASS $f B1 S1025 --stages=3"
+  elif grep -q "bytes of shared memory, more than" "$OUT/check_$f.log"; then
+    # The compiler's diagnostic: three stages of this kernel's tiles do not fit.
+    echo "SKIP $f --stages=3: $(grep -o 'needs [0-9]* bytes of shared memory' "$OUT/check_$f.log")"
+    fns=${fns/$f/}
   else
     echo "FAIL $f B1 S1025 --stages=3"
   fi
