@@ -7,6 +7,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 #include <cmath>
@@ -70,6 +71,22 @@ static const char *cmpIOperator(arith::CmpIPredicate p, bool &isUnsigned) {
 }
 
 /// x when `d` is 1 / (1 + exp(-x)) in f32 (the addition in either order), else null.
+/// Whether `v` has the same value in every iteration of the element loop `loop`: defined
+/// outside it, or computed in it by side-effect-free ops from such values (not from its
+/// induction variables or loads).
+static bool sameForEveryElement(Value v, tile::ParallelOp loop, int depth = 0) {
+  if (depth > 16)
+    return false;
+  Region &body = loop.getBody();
+  if (!body.isAncestor(v.getParentRegion()))
+    return true;
+  Operation *def = v.getDefiningOp();
+  if (!def || def->getNumRegions() != 0 || !isMemoryEffectFree(def))
+    return false;
+  return llvm::all_of(def->getOperands(),
+                      [&](Value x) { return sameForEveryElement(x, loop, depth + 1); });
+}
+
 static Value logisticArgument(arith::DivFOp d) {
   if (!d.getType().isF32() || !matchPattern(d.getLhs(), m_OneFloat()))
     return {};
@@ -201,6 +218,12 @@ LogicalResult Printer::printScalar(Operation *op) {
             // 1 / (1 + exp(-x)): the logistic function on one special-function op.
             if (Value x = logisticArgument(d))
               return "metaattn::dev::sigmoid(" + name(x) + ")";
+            // x / y with y the same for every element of the enclosing element loop (a
+            // constant, a length): x times 1 / y, whose one IEEE division nvcc hoists out of
+            // the unrolled loop; within an ulp of x / y, exact where y is a power of two.
+            auto loop = d->getParentOfType<tile::ParallelOp>();
+            if (loop && d.getType().isF32() && sameForEveryElement(d.getRhs(), loop))
+              return operand(0) + " * (1.0f / " + operand(1) + ")";
             return binary("/");
           })
           .Case([&](arith::NegFOp) { return "-" + operand(0); })
