@@ -70,7 +70,6 @@ static const char *cmpIOperator(arith::CmpIPredicate p, bool &isUnsigned) {
   return "==";
 }
 
-/// x when `d` is 1 / (1 + exp(-x)) in f32 (the addition in either order), else null.
 /// Whether `v` has the same value in every iteration of the element loop `loop`: defined
 /// outside it, or computed in it by side-effect-free ops from such values (not from its
 /// induction variables or loads).
@@ -87,6 +86,7 @@ static bool sameForEveryElement(Value v, tile::ParallelOp loop, int depth = 0) {
                       [&](Value x) { return sameForEveryElement(x, loop, depth + 1); });
 }
 
+/// x when `d` is 1 / (1 + exp(-x)) in f32 (the addition in either order), else null.
 static Value logisticArgument(arith::DivFOp d) {
   if (!d.getType().isF32() || !matchPattern(d.getLhs(), m_OneFloat()))
     return {};
