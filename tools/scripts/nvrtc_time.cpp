@@ -26,8 +26,8 @@ namespace {
 
 double compileMs(const std::string &source, const std::string &arch, const std::string &include) {
   std::string archFlag = "--gpu-architecture=" + arch, includeFlag = "-I" + include;
-  std::vector<const char *> flags = {archFlag.c_str(), "-std=c++17", "-default-device",
-                                     "-ftz=true", includeFlag.c_str()};
+  std::vector<const char *> flags = {archFlag.c_str(), "-std=c++17", "-default-device", "-ftz=true",
+                                     includeFlag.c_str()};
   // NVRTC_EXTRA: more options, space-separated (`--fdevice-time-trace=F`, `-time=F.csv`).
   static std::vector<std::string> extra = [] {
     std::vector<std::string> words;

@@ -195,20 +195,29 @@ LogicalResult BlockInterpreter::runKeptTiles(tile::KeptTilesOp op) {
   const Scalar *lo = scalar(op, op.getLower()), *hi = scalar(op, op.getUpper());
   if (!lo || !hi)
     return failure();
+  if (op.getMarks().size() > 64)
+    return fail(op, "more than 64 marks per index");
   // The bounds by value: running the body adds scalars, which may move the map's entries.
   int64_t begin = lo->i, end = hi->i;
-  auto kept = std::make_shared<std::vector<int64_t>>();
+  auto kept = std::make_shared<KeptList>();
   SmallVector<RuntimeValue> index(1), yielded;
   for (int64_t j = begin; j < end; ++j) {
     index[0].scalar = Scalar::ofInt(j);
     if (failed(runRegionBlock(op.getBody().front(), index, &yielded)))
       return failure();
-    if (yielded.front().scalar.i)
-      kept->push_back(j);
+    if (!yielded.front().scalar.i)
+      continue;
+    uint64_t marks = 0;
+    for (auto [k, mark] : llvm::enumerate(ArrayRef(yielded).drop_front()))
+      marks |= uint64_t(mark.scalar.i != 0) << k;
+    kept->indices.push_back(j);
+    kept->marks.push_back(marks);
   }
-  scalars[op.getCount()] = Scalar::ofInt(static_cast<int64_t>(kept->size()));
-  // Ranks past the last kept index read the range's end (a guard read one tile ahead).
-  kept->push_back(end);
+  scalars[op.getCount()] = Scalar::ofInt(static_cast<int64_t>(kept->indices.size()));
+  // Ranks past the last kept index read the range's end (a guard read one tile ahead), with
+  // no mark set.
+  kept->indices.push_back(end);
+  kept->marks.push_back(0);
   lists[op.getList()] = std::move(kept);
   return success();
 }
@@ -220,11 +229,14 @@ LogicalResult BlockInterpreter::runTileAt(tile::TileAtOp op) {
     return fail(op, "operand is not a tile.kept_tiles list the executor knows");
   if (!rank)
     return failure();
-  const std::vector<int64_t> &kept = *it->second; // the kept indices, then the range's end
+  const KeptList &kept = *it->second;
   if (rank->i < 0)
     return fail(op, "rank " + Twine(rank->i) + " is negative");
-  int64_t tile = kept[std::min<int64_t>(rank->i, static_cast<int64_t>(kept.size()) - 1)];
-  scalars[op.getResult()] = Scalar::ofInt(tile);
+  size_t at = static_cast<size_t>(
+      std::min<int64_t>(rank->i, static_cast<int64_t>(kept.indices.size()) - 1));
+  scalars[op.getResult()] = Scalar::ofInt(kept.indices[at]);
+  for (auto [k, mark] : llvm::enumerate(op.getMarks()))
+    scalars[mark] = Scalar::ofInt(static_cast<int64_t>((kept.marks[at] >> k) & 1));
   return success();
 }
 

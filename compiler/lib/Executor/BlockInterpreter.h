@@ -50,13 +50,19 @@ struct BufferView {
   void store(int64_t off, Scalar value) const;
 };
 
+/// A tile.kept_tiles list: the kept indices in order, then the range's end (what a rank past
+/// the count reads), and each kept index's marks (bit k: tile.keep's mark k).
+struct KeptList {
+  std::vector<int64_t> indices;
+  std::vector<uint64_t> marks;
+};
+
 /// Any runtime value, used where values cross region boundaries.
 struct RuntimeValue {
   Scalar scalar;
   BufferView buffer;
   HostTensor *global = nullptr;
-  /// A tile.kept_tiles list: the kept indices in order.
-  std::shared_ptr<const std::vector<int64_t>> list;
+  std::shared_ptr<const KeptList> list;
 };
 
 /// Runs the ops of one block of the launch grid.
@@ -123,7 +129,7 @@ private:
   llvm::DenseMap<mlir::Value, Scalar> scalars;
   llvm::DenseMap<mlir::Value, BufferView> buffers;
   llvm::DenseMap<mlir::Value, HostTensor *> globals;
-  llvm::DenseMap<mlir::Value, std::shared_ptr<const std::vector<int64_t>>> lists;
+  llvm::DenseMap<mlir::Value, std::shared_ptr<const KeptList>> lists;
   /// Async gemms issued and not yet retired by a tile.gemm_wait, oldest first.
   struct InFlightGemm {
     tile::GemmOp op;

@@ -4,24 +4,29 @@
 // With kept-tiles=false the kv loop visits every tile of its range.
 // OFF-NOT: tile.kept_tiles
 
-// kept-tiles (the default): where the mask skips tiles by a map read once per tile, the block's kept
+// kept-tiles (the default): where the mask skips tiles by reading an input, the block's kept
 // tiles are gathered first (tile.kept_tiles, the test classified over all the block's rows)
-// and the kv loop runs over their count, each iteration taking its tile by rank. The loop
-// body still classifies its tile (per warpgroup once warp-specialised, and whether it needs
-// the mask).
+// and the kv loop runs over their count, each iteration taking its tile by rank. Each kept
+// tile is marked with whether the mask holds on all of it; the loop body classifies only the
+// others (per warpgroup once warp-specialised, and whether they need the mask).
 // CHECK-LABEL: tile.kernel @causal_blocks
 // CHECK: %[[LIST:.*]], %[[N:.*]] = tile.kept_tiles %[[J:.*]] = %[[LO:.*]] to %[[HI:.*]] {
 // CHECK: %[[KV0:.*]] = arith.muli %[[J]], %{{.*}} : index
 // CHECK: %[[M:.*]] = tile.read %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] : <?x2x?x?xi32> -> i32
 // CHECK: %[[KEEP:.*]] = arith.xori %{{.*}}, %{{.*}} : i1
-// CHECK-NEXT: tile.keep %[[KEEP]]
+// CHECK-NEXT: tile.keep %[[KEEP]], %{{.*}}
 // CHECK-NEXT: }
 // CHECK-NEXT: %[[ZERO:.*]] = arith.constant 0 : index
 // CHECK-NEXT: tile.pipelined %[[R:.*]] = %[[ZERO]] to %[[N]] stages 2 {
-// CHECK-NEXT: %[[T:.*]] = tile.tile_at %[[LIST]][%[[R]]]
+// CHECK-NEXT: %[[T:.*]], %[[UNMASKED:.*]] = tile.tile_at %[[LIST]][%[[R]]] -> i1
 // CHECK-NEXT: arith.constant 64 : index
 // CHECK-NEXT: arith.muli %[[T]]
+// CHECK: scf.if %[[UNMASKED]] -> (i1, i1) {
+// CHECK-NEXT: arith.constant false
+// CHECK-NEXT: scf.yield
+// CHECK-NEXT: } else {
 // CHECK: tile.read
+// CHECK: scf.yield
 // CHECK: scf.if
 // CHECK: tile.gemm
 func.func @causal_blocks(%q: tensor<?x?x2x64xbf16>, %k: tensor<?x?x2x64xbf16>, %v: tensor<?x?x2x64xbf16>, %blocks: tensor<?x2x?x?xi32>) -> tensor<?x?x2x64xbf16> {
@@ -78,12 +83,20 @@ func.func @causal(%q: tensor<?x?x2x64xbf16>, %k: tensor<?x?x2x64xbf16>, %v: tens
 
 // -----
 
-// Document ids are bounded over a range of rows and keys per tile (a warp-wide
-// tile.read_bounds), not a test one lane makes: no list; the loop classifies each tile.
+// Document ids: the list's test bounds the ids of the block's rows and of the tile's keys; the
+// loop bounds a tile's ids only where the list did not mark it unmasked.
 // CHECK-LABEL: tile.kernel @document_ids
-// CHECK-NOT: tile.kept_tiles
+// CHECK: tile.kept_tiles
+// CHECK: tile.read_bounds %arg3
+// CHECK: tile.read_bounds %arg4
+// CHECK: tile.keep %{{.*}}, %{{.*}}
 // CHECK: tile.pipelined
-// CHECK: tile.read_bounds
+// CHECK-NEXT: %{{.*}}, %[[UNMASKED:.*]] = tile.tile_at
+// CHECK-NOT: tile.read_bounds
+// CHECK: scf.if %[[UNMASKED]] -> (i1, i1) {
+// CHECK-NOT: tile.read_bounds
+// CHECK: } else {
+// CHECK: tile.read_bounds %arg4
 func.func @document_ids(%q: tensor<?x?x2x64xbf16>, %k: tensor<?x?x2x64xbf16>, %v: tensor<?x?x2x64xbf16>, %qid: tensor<?x?xi32>, %kid: tensor<?x?xi32>) -> tensor<?x?x2x64xbf16> {
   %o = attn.attention %q, %k, %v inputs(%qid, %kid : tensor<?x?xi32>, tensor<?x?xi32>)
     score {

@@ -8,12 +8,15 @@
 // RUN: metaattn-run %s --device=cpu --resource-report | FileCheck %s --check-prefix=NVRTC
 // RUN: metaattn-run %s --device=cpu --resource-report --target=sm_90 | FileCheck %s --check-prefix=NVRTC
 // RUN: metaattn-run %s --device=cpu --function=ids32 --batch=2 --seq-q=150 --seq-kv=150 --documents=3 | FileCheck %s --check-prefix=RAN
-// With skip-loads the producer evaluates the tile guard too: one warp runs it (the lanes split
-// the id loads of a lean helper that fits the producer's 24 registers), lane 0 announces the
-// bytes and issues the copies, and a skipped tile's stage gets an arrival announcing 0 bytes.
-// RUN: metaattn-opt %s --metaattn-lower="skip-loads=1" | metaattn-translate --tile-to-cuda | FileCheck %s --check-prefix=SKIP
-// RUN: metaattn-run %s --device=cpu --resource-report --skip-loads | FileCheck %s --check-prefix=SKIPNVRTC
-// RUN: metaattn-run %s --device=cpu --function=ids32 --batch=2 --seq-q=150 --seq-kv=300 --documents=3 --skip-loads | FileCheck %s --check-prefix=RAN
+// Without the kept list (kept-tiles=0), skip-loads has the producer evaluate the tile guard
+// too: one warp runs it (the lanes split the id loads of a lean helper that fits the
+// producer's 24 registers), lane 0 announces the bytes and issues the copies, and a skipped
+// tile's stage gets an arrival announcing 0 bytes. (With the list, the producer copies only
+// the kept tiles, which are the tiles the guard would keep.)
+// RUN: metaattn-opt %s --metaattn-lower="skip-loads=1 kept-tiles=0" | metaattn-translate --tile-to-cuda | FileCheck %s --check-prefix=SKIP
+// RUN: metaattn-run %s --device=cpu --resource-report --skip-loads --kept-tiles=0 | FileCheck %s --check-prefix=SKIPNVRTC
+// RUN: metaattn-run %s --device=cpu --function=ids32 --batch=2 --seq-q=150 --seq-kv=300 --documents=3 --skip-loads --kept-tiles=0 | FileCheck %s --check-prefix=RAN
+// RUN: metaattn-run %s --device=cpu --function=ids32 --batch=2 --seq-q=150 --seq-kv=300 --documents=3 --kept-tiles=0 | FileCheck %s --check-prefix=RAN
 
 // CHECK-LABEL: tile.kernel @ids32
 // CHECK: static __device__ __forceinline__ void metaattn_warp_bounds(
@@ -21,13 +24,39 @@
 // CHECK: __shfl_xor_sync
 // CHECK: static __device__ __forceinline__ void metaattn_read_bounds(
 // CHECK: if (warp) metaattn_warp_bounds(lo, hi);
-// CHECK-NOT: metaattn_read_bounds_lean
-// The rows' ids are bounded once, before the kv loop; each tile's keys in the loop.
+// CHECK: static __device__ __forceinline__ void metaattn_read_bounds_lane(
+// The kept list's test (the producer's and the consumers'): the block's rows' ids bounded
+// once by the warp, each lane bounding its own tile's keys alone, eight loads in flight for
+// the count and two for the cursor; the producer keeps 56 registers for that.
+// CHECK: tile.warp_specialize producer
+// CHECK-NEXT: setMaxRegs<false, 56>();
+// CHECK: metaattn_read_bounds_lean<int, 2, 2>(input0,
+// CHECK: -> unsigned {  // tile.kept_tiles
+// CHECK: metaattn_read_bounds_lane<int, 2, decltype([[PLOADS:v[0-9]+_loads]])::value>(input1,
+// CHECK: metaattn::dev::warp::countKept<0, 8>(
+// CHECK-NEXT: metaattn::dev::KeptCursor<0, 2>
+// CHECK: tile.warp_specialize consumer
+// CHECK-NEXT: setMaxRegs<true, 224>();
 // CHECK: metaattn_read_bounds<int>(input0, {{.*}}  // tile.read_bounds
+// CHECK: -> unsigned {  // tile.kept_tiles
+// CHECK: metaattn_read_bounds_lane<int, 2, decltype([[CLOADS:v[0-9]+_loads]])::value>(input1,
+// CHECK: metaattn::dev::warp::countKept<1, 8>(
+// CHECK-NEXT: metaattn::dev::KeptCursor<1, 2>
+// In the loop a tile's keys are bounded only where the list did not mark it unmasked.
 // CHECK: for (int
+// CHECK: const bool [[UNMASKED:v[0-9]+]] = kept{{[0-9]+}}.mark(0);
+// CHECK-NOT: metaattn_read_bounds
+// CHECK: if ([[UNMASKED]]) {
+// CHECK-NOT: metaattn_read_bounds
+// CHECK: } else {
 // CHECK: int [[LO:v[0-9]+]], [[HI:v[0-9]+]];
 // CHECK-NEXT: metaattn_read_bounds<int>(input1, {{.*}}, 1, (long long)v{{[0-9]+}}, [[LO]], [[HI]]);  // tile.read_bounds
+// With 64-bit ids the producer keeps 24 registers and walks one load at a time.
 // CHECK-LABEL: tile.kernel @ids64
+// CHECK: tile.warp_specialize producer
+// CHECK-NEXT: setMaxRegs<false, 24>();
+// CHECK: metaattn::dev::warp::countKept<0, 1>(
+// CHECK: tile.warp_specialize consumer
 // CHECK: metaattn_read_bounds<long long>(input0,
 // CHECK: metaattn_read_bounds<long long>(input1,
 

@@ -69,15 +69,16 @@ tile.kernel @unknown_outputs(%bias: !tile.tensor<?xf32>) attributes {grid = arra
 // -----
 
 // Bounds of ids over a range fixed for the kv loop (a block's rows) leave the loop, out of the
-// branch they were in; bounds over the loop's own range (a tile's keys) stay in it, in front
-// of the branch. Bounds of an output are never taken early.
+// branch they were in; bounds over the loop's own range (a tile's keys) stay in their branch
+// (a tile the kept list marks unmasked reads no ids). Bounds of an output are never taken
+// early.
 // CHECK-LABEL: tile.kernel @bounds
 // CHECK: %[[LO:.*]] = tile.block_id 0
 // CHECK: %[[HI:.*]] = tile.block_id 1
 // CHECK: %{{.*}}, %{{.*}} = tile.read_bounds %arg0[%[[B:.*]], %[[LO]]] to %[[HI]]
 // CHECK-NEXT: scf.for %[[J:[^ ]*]] =
-// CHECK-NEXT: %{{.*}}, %{{.*}} = tile.read_bounds %arg1[%[[B]], %[[J]]] to %[[J]]
 // CHECK-NEXT: scf.if
+// CHECK-NEXT: %{{.*}}, %{{.*}} = tile.read_bounds %arg1[%[[B]], %[[J]]] to %[[J]]
 // CHECK-NEXT: tile.read_bounds %arg2
 tile.kernel @bounds(%qid: !tile.tensor<?x?xi32>, %kid: !tile.tensor<?x?xi32>, %o: !tile.tensor<?x?xi32>) attributes {grid = array<i64: -1, 0, 1, -1, 0, 1, -1, 0, 1>, threads = 128 : i64, tile.outputs = array<i64: 2>} {
   %c0 = arith.constant 0 : index

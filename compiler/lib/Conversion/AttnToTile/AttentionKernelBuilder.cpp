@@ -153,7 +153,7 @@ private:
   void computeTileRange();
   SmallVector<BoxInput> boxInputs();
   KeptTilesOp buildKeptTiles();
-  void buildLoopBody(Value j);
+  void buildLoopBody(Value j, Value unmasked);
   void buildEpilogue();
 
   attn::OnlineAttentionOp op;
@@ -353,10 +353,12 @@ SmallVector<BoxInput> KernelBuilder::boxInputs() {
 }
 
 /// The kv tiles of [tileLo, tileHi) the mask does not skip for the block's rows, where that
-/// is decided by reading an input once per tile (a block-sparse map): the kv loop then walks
-/// only those. Null (nothing built) where the mask skips nothing by an input, or bounds an
-/// input over a range (document ids: a warp-wide tile.read_bounds per tile, not a test one
-/// lane can make).
+/// is decided by reading an input (a block-sparse map, the ids of documents): the kv loop then
+/// walks only those. Each kept tile is marked with whether the mask holds on all of it for
+/// the block's rows, so that the loop classifies only the others itself (one read of the
+/// map, or the tile's ids bounded, in front of each tile's gemm otherwise). Null (nothing
+/// built) where the mask reads no input, or bounds ids where TileConfig::keptTileBounds is
+/// off.
 KeptTilesOp KernelBuilder::buildKeptTiles() {
   auto kept = b.create<KeptTilesOp>(loc, tileLo, tileHi);
   {
@@ -369,7 +371,11 @@ KeptTilesOp KernelBuilder::buildKeptTiles() {
     BoolInterval cls = classifyMaskOverBox(b, loc, op.getMask(), box, boxInputs(),
                                            BoxTiling{cfg.blockM, cfg.blockN}, cfg.idBounds);
     Value yes = b.create<arith::ConstantIntOp>(loc, b.getI1Type(), 1);
-    b.create<KeepOp>(loc, b.create<arith::XOrIOp>(loc, cls.mustFalse, yes));
+    Value keep = b.create<arith::XOrIOp>(loc, cls.mustFalse, yes);
+    if (matchPattern(cls.mustTrue, m_Zero()))
+      b.create<KeepOp>(loc, keep, ValueRange{});
+    else
+      b.create<KeepOp>(loc, keep, ValueRange{cls.mustTrue});
   }
   // What the test does not use goes (the classification also built the unmasked test).
   Block &body = kept.getBody().front();
@@ -381,17 +387,19 @@ KeptTilesOp KernelBuilder::buildKeptTiles() {
       inner->erase();
   bool reads = false, bounds = false;
   kept.walk([&](Operation *inner) {
-    reads |= isa<ReadOp>(inner);
+    reads |= isa<ReadOp, ReadBoundsOp>(inner);
     bounds |= isa<ReadBoundsOp>(inner);
   });
-  if (!reads || bounds) {
+  if (!reads || (bounds && !cfg.keptTileBounds)) {
     kept.erase();
     return {};
   }
   return kept;
 }
 
-void KernelBuilder::buildLoopBody(Value j) {
+/// `unmasked`, where not null, is the kept list's mark of tile j: the mask holds on all of
+/// the tile for the block's rows.
+void KernelBuilder::buildLoopBody(Value j, Value unmasked) {
   int64_t bm = cfg.blockM, bn = cfg.blockN;
   Value kv0 = mul(j, idx(bn));
   Value zero = idx(0);
@@ -404,9 +412,28 @@ void KernelBuilder::buildLoopBody(Value j) {
   Value kvLast = add(minI(add(kv0, idx(bn)), seqKv), idx(-1));
   IndexInterval box[] = {{batch, batch}, {head, head}, {groupLo, groupHi},
                          {kv0, kvLast},  {seqQ, seqQ}, {seqKv, seqKv}};
-  BoolInterval cls = classifyMaskOverBox(b, loc, op.getMask(), box, boxInputs(),
-                                         BoxTiling{cfg.blockM, bn}, cfg.idBounds);
+  auto classify = [&] {
+    return classifyMaskOverBox(b, loc, op.getMask(), box, boxInputs(), BoxTiling{cfg.blockM, bn},
+                               cfg.idBounds);
+  };
   Value yes = b.create<arith::ConstantIntOp>(loc, b.getI1Type(), 1);
+  BoolInterval cls;
+  if (!unmasked) {
+    cls = classify();
+  } else {
+    // A tile the kept list marks unmasked for the block's rows is so for the warpgroup's:
+    // only the others read the mask's inputs here.
+    Type i1 = b.getI1Type();
+    auto ifUnmasked = b.create<scf::IfOp>(loc, TypeRange{i1, i1}, unmasked,
+                                          /*withElseRegion=*/true);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&ifUnmasked.getThenRegion().front());
+    b.create<scf::YieldOp>(loc, ValueRange{yes, b.create<arith::ConstantIntOp>(loc, i1, 0)});
+    b.setInsertionPointToStart(&ifUnmasked.getElseRegion().front());
+    BoolInterval tested = classify();
+    b.create<scf::YieldOp>(loc, ValueRange{tested.mustTrue, tested.mustFalse});
+    cls = {ifUnmasked.getResult(0), ifUnmasked.getResult(1)};
+  }
   Value inBounds =
       b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::sle, add(kv0, idx(bn)), seqKv);
   Value partial =
@@ -825,10 +852,14 @@ FailureOr<KernelOp> KernelBuilder::build(StringRef name) {
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPoint(loop.getBody().front().getTerminator());
-    Value j = loop.getInductionVar();
-    if (kept)
-      j = b.create<TileAtOp>(loc, b.getIndexType(), kept.getList(), j);
-    buildLoopBody(j);
+    Value j = loop.getInductionVar(), unmasked;
+    if (kept) {
+      auto at = b.create<TileAtOp>(loc, kept.getList(), j);
+      j = at.getResult();
+      if (!at.getMarks().empty())
+        unmasked = at.getMarks().front();
+    }
+    buildLoopBody(j, unmasked);
   }
   buildEpilogue();
   b.create<ReturnOp>(loc);

@@ -197,6 +197,7 @@ struct ConvertAttnToTilePass : public metaattn::impl::ConvertAttnToTileBase<Conv
     config.exp2Emulation = exp2Emulation;
     config.idBounds = idBounds;
     config.keptTiles = keptTiles;
+    config.keptTileBounds = keptTiles && !persistent;
     config.approxTanh = approxTanh;
     // A persistent kernel stages its output in a tile of its own, where that fits beside
     // the others (not at D256, whose kv tiles take the room) and the output has the query's

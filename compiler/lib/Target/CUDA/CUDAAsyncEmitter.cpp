@@ -24,6 +24,12 @@ namespace {
 /// none with 40 and 56).
 constexpr int64_t kProducerRegisters = 24;
 constexpr int64_t kPersistentProducerRegisters = 40;
+/// 56 where the producer walks a kept list whose test bounds ids lane by lane (a document
+/// mask's), eight loads in flight per lane for the count: with 24 it could keep one, and on the
+/// H100 its first copies waited for the count (one document, B4 S4k: 0.752 ms against 0.717;
+/// 16 documents at S16k 0.767 against 0.635; tests/gpu/kept_loads.sh). ptxas spills nothing
+/// with 56 (D64, D128, D256) where the ids are 32-bit (boundsNarrowIdsPerLane).
+constexpr int64_t kLaneBoundsProducerRegisters = 56;
 /// The most registers a thread can hold.
 constexpr int64_t kMaxRegisters = 240;
 constexpr int64_t kRegisterFile = 65536;
@@ -66,6 +72,10 @@ LogicalResult Printer::printWarpSpecialize(WarpSpecializeOp op) {
       [&](Operation *inner) { warp |= isa<ReadBoundsOp, KeptTilesOp, TileAtOp>(inner); });
   int64_t producerLeast = kernel && kernel->hasAttr(kPersistentAttr) ? kPersistentProducerRegisters
                                                                      : kProducerRegisters;
+  bool laneBounds = false;
+  op.getProducer().walk([&](KeptTilesOp kept) { laneBounds |= boundsNarrowIdsPerLane(kept); });
+  if (laneBounds)
+    producerLeast = std::max(producerLeast, kLaneBoundsProducerRegisters);
   int64_t consumerRegisters = std::min<int64_t>(
       kMaxRegisters, (pool - producerThreads * producerLeast) / consumers / 8 * 8);
   int64_t producerRegisters = (pool - consumers * consumerRegisters) / producerThreads / 8 * 8;

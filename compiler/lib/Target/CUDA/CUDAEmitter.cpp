@@ -17,6 +17,8 @@
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/StringExtras.h"
 
+#include <utility>
+
 using namespace mlir;
 using namespace metaattn;
 using namespace metaattn::cuda;
@@ -462,29 +464,75 @@ static FillOp overwrittenFill(GemmOp gemm) {
   return fill && overwritingGemm(fill) == gemm ? fill : FillOp();
 }
 
+bool metaattn::cuda::boundsNarrowIdsPerLane(KeptTilesOp kept) {
+  bool any = false, wide = false;
+  kept.walk([&](ReadBoundsOp bounds) {
+    any = true;
+    wide |= bounds.getMin().getType().getIntOrFloatBitWidth() > 32;
+  });
+  return any && !wide;
+}
+
 LogicalResult Printer::printKeptTiles(KeptTilesOp op) {
-  // The body becomes a lambda that tests one index; the count and each tile.tile_at's cursor
-  // walk the range 32 indices at a time (kept.cuh), on whole warps.
+  // The body becomes a lambda that tests one index (with marks: bit 0 whether it is kept,
+  // bit k + 1 its mark k); the count and each tile.tile_at's cursor walk the range 32 indices
+  // at a time (kept.cuh), on whole warps, the cursors from the window the count tested first.
   std::string test = fresh(op.getList());
   keptTests[op.getList()] = test;
   std::string j = fresh(op.getIndex());
-  line() << "const auto " << test << " = [&](const int " << j
-         << ") -> bool {  // tile.kept_tiles: whether tile " << j << " is kept\n";
+  size_t marks = op.getMarks().size();
+  if (marks > 31)
+    return op->emitOpError() << "carries " << marks << " marks per index; at most 31 print";
+  // The test's second parameter is a metaattn::dev::Loads<U>: how many loads in flight per
+  // lane a bounds read in it may keep (more for the count before the loop than for the cursor
+  // inside it, where the accumulators hold the registers).
+  std::string loads = test + "_loads";
+  line() << "const auto " << test << " = [&](const int " << j << ", auto " << loads << ") -> "
+         << (marks ? "unsigned" : "bool") << " {  // tile.kept_tiles: whether tile " << j
+         << " is kept\n";
   {
     IndentScope scope(*this);
     Block &body = op.getBody().front();
-    if (failed(printBlock(body)))
+    std::string saved = std::exchange(keptLoads, loads);
+    LogicalResult printed = printBlock(body);
+    keptLoads = saved;
+    if (failed(printed))
       return failure();
-    line() << "return " << name(op.getKept()) << ";\n";
+    line() << "return ";
+    if (!marks)
+      os << name(op.getKept());
+    else
+      os << "(unsigned)" << name(op.getKept());
+    for (auto [k, mark] : llvm::enumerate(op.getMarks()))
+      os << " | ((unsigned)" << name(mark) << " << " << k + 1 << ")";
+    os << ";\n";
   }
   line() << "};\n";
   std::string lo = name(op.getLower()), hi = name(op.getUpper());
-  line() << "const int " << fresh(op.getCount()) << " = metaattn::dev::warp::countKept(" << lo
-         << ", " << hi << ", " << test << ");\n";
+  std::string window = "window" + std::to_string(counter++);
+  // The cursors keep the marks' ballots only where a tile.tile_at's marks are used (not in a
+  // producer that only copies the kept tiles: with them its 24 registers spilled 12 B).
+  bool marksUsed = llvm::any_of(op.getList().getUsers(), [](Operation *user) {
+    auto at = dyn_cast<TileAtOp>(user);
+    return at && llvm::any_of(at.getMarks(), [](Value mark) { return !mark.use_empty(); });
+  });
+  std::string m = std::to_string(marksUsed ? marks : 0);
+  // Loads in flight per lane for the count (before the kv loop) and for the cursors (inside
+  // it, beside the accumulators): 8 and 2, in the producer too, which then keeps 56 registers
+  // (CUDAAsyncEmitter.cpp), except with 64-bit ids (one each in 24 registers). On the H100 a
+  // producer walking one load at a time in 24 registers held its first copies back: one document at
+  // B4 S4k 0.752 ms against 0.717 with 8 and 2 (tests/gpu/kept_loads.sh).
+  bool lean = producerWarp && !boundsNarrowIdsPerLane(op);
+  std::string countLoads = lean ? "1" : "8", walkLoads = lean ? "1" : "2";
+  line() << "metaattn::dev::KeptWindow<" << m << "> " << window << ";\n";
+  line() << "const int " << fresh(op.getCount()) << " = metaattn::dev::warp::countKept<" << m
+         << ", " << countLoads << ">(" << lo << ", " << hi << ", " << test << ", " << window
+         << ");\n";
   for (Operation *user : op.getList().getUsers()) {
     std::string cursor = "kept" + std::to_string(counter++);
     keptCursors[user] = cursor;
-    line() << "metaattn::dev::KeptCursor " << cursor << "(" << lo << ", " << hi << ");\n";
+    line() << "metaattn::dev::KeptCursor<" << m << ", " << walkLoads << "> " << cursor << "(" << lo
+           << ", " << hi << ", " << window << ");\n";
   }
   return success();
 }
@@ -499,6 +547,10 @@ LogicalResult Printer::printTileOp(Operation *op) {
       return op->emitOpError() << "reads a list whose tile.kept_tiles was not printed before it";
     line() << "const int " << fresh(at.getResult()) << " = " << cursor->second << ".at("
            << name(at.getRank()) << ", " << keptTests[at.getList()] << ");  // tile.tile_at\n";
+    for (auto [k, mark] : llvm::enumerate(at.getMarks()))
+      if (!mark.use_empty())
+        line() << "const bool " << fresh(mark) << " = " << cursor->second << ".mark(" << k
+               << ");\n";
     return success();
   }
   if (isa<KeepOp>(op))
@@ -583,24 +635,33 @@ LogicalResult Printer::printTileOp(Operation *op) {
     FailureOr<std::string> type = scalarType(bounds.getMin().getType());
     if (failed(type))
       return op->emitOpError() << "unsupported element type";
+    std::string lo = fresh(bounds.getMin()), hi = fresh(bounds.getMax());
+    int64_t rank = cast<GlobalTensorType>(bounds.getTensor().getType()).getRank();
+    auto printArgs = [&] {
+      os << ">(" << name(bounds.getTensor()) << ", {";
+      llvm::interleaveComma(bounds.getIndices(), os,
+                            [&](Value v) { os << "(long long)" << name(v); });
+      os << "}, " << bounds.getAxis() << ", (long long)" << name(bounds.getLast()) << ", " << lo
+         << ", " << hi << ");  // tile.read_bounds\n";
+    };
+    if (op->getParentOfType<KeptTilesOp>()) {
+      // Each lane tests its own index in a tile.kept_tiles body: the lane reads the range
+      // alone (with 16-byte loads where it can), as many in flight as the test's caller says.
+      readsBoundsLane = true;
+      line() << *type << " " << lo << ", " << hi << ";\n";
+      line() << "metaattn_read_bounds_lane<" << *type << ", " << rank << ", decltype(" << keptLoads
+             << ")::value";
+      printArgs();
+      return success();
+    }
     if (producerWarp) // lane 0 may still be issuing copies: the helper wants the whole warp
       line() << "__syncwarp();\n";
-    std::string lo = fresh(bounds.getMin()), hi = fresh(bounds.getMax());
     line() << *type << " " << lo << ", " << hi << ";\n";
     // A producer warp keeps 24 registers: the lean helper, two loads in flight per lane.
     (producerWarp ? readsBoundsLean : readsBounds) = true;
     line() << (producerWarp ? "metaattn_read_bounds_lean<" : "metaattn_read_bounds<") << *type
-           << (producerWarp
-                   ? ", " +
-                         std::to_string(
-                             cast<GlobalTensorType>(bounds.getTensor().getType()).getRank()) +
-                         ", 2"
-                   : "")
-           << ">(" << name(bounds.getTensor()) << ", {";
-    llvm::interleaveComma(bounds.getIndices(), os,
-                          [&](Value v) { os << "(long long)" << name(v); });
-    os << "}, " << bounds.getAxis() << ", (long long)" << name(bounds.getLast()) << ", " << lo
-       << ", " << hi << ");  // tile.read_bounds\n";
+           << (producerWarp ? ", " + std::to_string(rank) + ", 2" : "");
+    printArgs();
     return success();
   }
   if (auto fill = dyn_cast<FillOp>(op)) {
@@ -921,6 +982,59 @@ FailureOr<EmittedKernel> metaattn::emitCuda(KernelOp kernel) {
         << "      if (k + u * step >= n) break;\n"
         << "      lo = v[u] < lo ? v[u] : lo;\n      hi = v[u] > hi ? v[u] : hi;\n    }\n  }\n"
         << "  if (warp) metaattn_warp_bounds(lo, hi);\n}\n";
+  if (printer.readsBoundsLane)
+    os
+        // tile.read_bounds in a tile.kept_tiles test: one lane alone reads the range (each lane
+        // tests its own kv tile), U loads in flight (16-byte ones where 32-bit ids are
+        // contiguous), the fixed indices checked and the tensor addressed once (as the lean
+        // helper). U comes from the test's caller (kept.cuh).
+        << "template <class T, int R, int U>\n"
+        << "[[maybe_unused]] static __device__ __forceinline__ void metaattn_read_bounds_lane(\n"
+        << "    const metaattn::dev::TensorRef<R>& t, const long long (&first)[R], int axis,\n"
+        << "    long long last, T& lo, T& hi) {\n"
+        << "  constexpr T kMax = T(~0ull >> (65 - 8 * sizeof(T)));\n"
+        << "  lo = kMax;\n  hi = -kMax - 1;\n"
+        << "  bool in = true;\n"
+        << "  long long offset = 0;\n"
+        << "#pragma unroll\n"
+        << "  for (int d = 0; d < R; ++d) {\n"
+        << "    if (d == axis) continue;\n"
+        << "    in = in && (unsigned long long)first[d] < (unsigned long long)t.sizes[d];\n"
+        << "    offset += d == R - 1 ? first[d] : first[d] * t.strides[d];\n"
+        << "  }\n"
+        << "  const long long begin = first[axis] > 0 ? first[axis] : 0;\n"
+        << "  const long long end = last < t.sizes[axis] - 1 ? last : t.sizes[axis] - 1;\n"
+        << "  if (first[axis] <= last && (!in || begin > first[axis] || end < last)) {\n"
+        << "    lo = 0;\n    hi = 0;\n  }\n"
+        << "  const long long stride = axis == R - 1 ? 1 : t.strides[axis];\n"
+        << "  const T* p = static_cast<const T*>(t.data) + offset + begin * stride;\n"
+        << "  const int n = in && end >= begin ? (int)(end - begin + 1) : 0;\n"
+        << "  int k = 0;\n"
+        << "  if (sizeof(T) == 4 && stride == 1) {\n"
+        << "    constexpr int V = 4;\n"
+        << "    for (; k < n && (reinterpret_cast<unsigned long long>(p + k) & 15u) != 0; ++k) {\n"
+        << "      const T v = p[k];\n"
+        << "      lo = v < lo ? v : lo;\n      hi = v > hi ? v : hi;\n    }\n"
+        << "    for (; k + U * V <= n; k += U * V) {\n"
+        << "      uint4 w[U];\n"
+        << "#pragma unroll\n"
+        << "      for (int u = 0; u < U; ++u) w[u] = reinterpret_cast<const uint4*>(p + k)[u];\n"
+        << "#pragma unroll\n"
+        << "      for (int u = 0; u < U; ++u) {\n"
+        << "        const T e[V] = {(T)w[u].x, (T)w[u].y, (T)w[u].z, (T)w[u].w};\n"
+        << "#pragma unroll\n"
+        << "        for (int x = 0; x < V; ++x) {\n"
+        << "          lo = e[x] < lo ? e[x] : lo;\n          hi = e[x] > hi ? e[x] : hi;\n"
+        << "        }\n      }\n    }\n  }\n"
+        << "  for (; k < n; k += U) {\n"
+        << "    T v[U];\n"
+        << "#pragma unroll\n"
+        << "    for (int u = 0; u < U; ++u) v[u] = k + u < n ? p[(long long)(k + u) * stride] : "
+           "T{};\n"
+        << "#pragma unroll\n"
+        << "    for (int u = 0; u < U; ++u) {\n"
+        << "      if (k + u >= n) break;\n"
+        << "      lo = v[u] < lo ? v[u] : lo;\n      hi = v[u] > hi ? v[u] : hi;\n    }\n  }\n}\n";
   os << "\n"
      // A warp-specialised kernel runs one block per SM: its register budget is the whole file.
      << "extern \"C\" __global__ void __launch_bounds__(" << sig.threads << minBlocks << ") "

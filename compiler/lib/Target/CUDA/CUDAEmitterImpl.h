@@ -13,6 +13,12 @@
 
 namespace metaattn::cuda {
 
+/// Whether a tile.kept_tiles test bounds ids lane by lane, all of them 32-bit ones: a
+/// producer walking its list then keeps 56 registers and eight loads in flight per lane for
+/// the count (with 64-bit ids the consumers spilled 102 B beside such a producer: it keeps 24
+/// and one load).
+bool boundsNarrowIdsPerLane(metaattn::tile::KeptTilesOp kept);
+
 /// Prints one kernel. Scalar SSA values become `const` locals named v<N>; buffers become
 /// device-library objects; tile.parallel bodies become unrolled loops over the owning
 /// thread's fragment elements.
@@ -41,6 +47,8 @@ public:
   bool readsBounds = false;
   /// ... in a producer warp (metaattn_read_bounds_lean).
   bool readsBoundsLean = false;
+  /// ... in a tile.kept_tiles test, one lane alone (metaattn_read_bounds_lane).
+  bool readsBoundsLane = false;
   /// Shared buffers start at multiples of this (1024 when wgmma or TMA access them: the
   /// 128-byte swizzle repeats every 1024 bytes and is computed from the address).
   int64_t sharedAlignment() const { return wgmma || tma ? 1024 : 128; }
@@ -113,6 +121,9 @@ private:
   /// Per tile.kept_tiles list: the lambda that tests an index; per tile.tile_at: its cursor.
   llvm::DenseMap<mlir::Value, std::string> keptTests;
   llvm::DenseMap<mlir::Operation *, std::string> keptCursors;
+  /// While a tile.kept_tiles test prints: its parameter saying how many loads per lane a
+  /// bounds read in it keeps in flight.
+  std::string keptLoads;
   /// Shared loads and stores printChunkedParallel / printChunkedFor turned into an element of a
   /// register array that holds 16-byte chunks of the tile (the expression).
   llvm::DenseMap<mlir::Operation *, std::string> chunkedAccesses;

@@ -29,8 +29,9 @@ bool definedOutside(Value value, Operation *op) {
   return !op->isAncestor(value.getParentRegion()->getParentOp());
 }
 
-/// The outermost op among the branches and tile.parallels enclosing `op` (up to the first
-/// other op; scf.for loops too when `crossLoops`) that none of its operands is defined in;
+/// The outermost op among the branches, tile.parallels and tile.kept_tiles tests enclosing
+/// `op` (up to the first other op; scf.for loops too when `crossLoops`) that none of its
+/// operands is defined in (a kept_tiles test bounds the block's row ids once, not per tile);
 /// null when there is none. A read is not taken out of the kv loop: there a per-head bias held
 /// a register across it and made the three-consumer D64 sigmoid kernel spill 12 B
 /// (`--resource-report`); one load per kv tile (an L1 hit) costs less than that. Bounds cost
@@ -39,7 +40,8 @@ bool definedOutside(Value value, Operation *op) {
 Operation *hoistTarget(Operation *op, bool crossLoops) {
   Operation *target = nullptr;
   for (Operation *parent = op->getParentOp();
-       parent && (isa<scf::IfOp, ParallelOp>(parent) || (crossLoops && isa<scf::ForOp>(parent)));
+       parent &&
+       (isa<scf::IfOp, ParallelOp, KeptTilesOp>(parent) || (crossLoops && isa<scf::ForOp>(parent)));
        parent = parent->getParentOp()) {
     if (!llvm::all_of(op->getOperands(), [&](Value v) { return definedOutside(v, parent); }))
       break;
@@ -85,9 +87,22 @@ struct TileHoistInvariantReadsPass
       if (!outputs.contains(op.getTensor()))
         bounds.push_back(op);
     });
-    for (ReadBoundsOp op : bounds)
-      if (Operation *target = hoistTarget(op, /*crossLoops=*/true))
+    // Bounds leave a loop or a kept_tiles test (evaluated once instead of per tile), but not
+    // only a branch: a kv tile's ids bounded in the branch for the tiles the kept list did
+    // not mark unmasked stay there.
+    for (ReadBoundsOp op : bounds) {
+      Operation *target = hoistTarget(op, /*crossLoops=*/true);
+      if (!target)
+        continue;
+      bool leavesLoop = false;
+      for (Operation *parent = op->getParentOp(); parent; parent = parent->getParentOp()) {
+        leavesLoop |= isa<scf::ForOp, KeptTilesOp>(parent);
+        if (parent == target)
+          break;
+      }
+      if (leavesLoop)
         op->moveBefore(target);
+    }
   }
 };
 

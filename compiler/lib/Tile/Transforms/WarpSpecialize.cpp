@@ -108,7 +108,12 @@ bool extendSlice(ArrayRef<Value> values, Block &body, llvm::SetVector<Operation 
       // uses from above.
       auto kernel = def->getParentOfType<KernelOp>();
       bool readsWritten = false;
-      def->walk([&](ReadOp read) { readsWritten |= writesTensor(kernel, read.getTensor()); });
+      def->walk([&](Operation *inner) {
+        if (auto read = dyn_cast<ReadOp>(inner))
+          readsWritten |= writesTensor(kernel, read.getTensor());
+        if (auto bounds = dyn_cast<ReadBoundsOp>(inner))
+          readsWritten |= writesTensor(kernel, bounds.getTensor());
+      });
       if (readsWritten)
         return false;
       llvm::SetVector<Value> above;

@@ -146,6 +146,10 @@ void KeptTilesOp::build(OpBuilder &builder, OperationState &state, Value lower, 
 
 Value KeptTilesOp::getKept() { return cast<KeepOp>(getBody().front().getTerminator()).getKeep(); }
 
+OperandRange KeptTilesOp::getMarks() {
+  return cast<KeepOp>(getBody().front().getTerminator()).getMarks();
+}
+
 ParseResult KeptTilesOp::parse(OpAsmParser &parser, OperationState &result) {
   Builder &builder = parser.getBuilder();
   OpAsmParser::Argument index;
@@ -181,11 +185,34 @@ LogicalResult KeptTilesOp::verify() {
   // Any thread may evaluate the body for any index, any number of times: pure scalar ops
   // and reads of global tensors only.
   WalkResult walk = getBody().walk([&](Operation *op) {
-    if (isa<KeepOp, ReadOp>(op) || (isPure(op) && op->getNumRegions() == 0))
+    if (isa<KeepOp, ReadOp, ReadBoundsOp>(op) || (isPure(op) && op->getNumRegions() == 0))
       return WalkResult::advance();
-    op->emitOpError() << "cannot be in a tile.kept_tiles body (only pure scalar ops and "
-                         "tile.read)";
+    op->emitOpError() << "cannot be in a tile.kept_tiles body (only pure scalar ops, "
+                         "tile.read and tile.read_bounds)";
     return WalkResult::interrupt();
   });
   return failure(walk.wasInterrupted());
+}
+
+//===----------------------------------------------------------------------===//
+// TileAtOp: %j, %marks... = tile.tile_at %list[%r]
+//===----------------------------------------------------------------------===//
+
+void TileAtOp::build(OpBuilder &builder, OperationState &state, Value list, Value rank) {
+  state.addOperands({list, rank});
+  state.addTypes(builder.getIndexType());
+  // One i1 per mark the list's indices carry.
+  if (auto kept = list.getDefiningOp<KeptTilesOp>())
+    state.addTypes(SmallVector<Type>(kept.getMarks().size(), builder.getI1Type()));
+}
+
+LogicalResult TileAtOp::verify() {
+  auto kept = getList().getDefiningOp<KeptTilesOp>();
+  if (!kept || kept.getBody().empty() || kept.getBody().front().empty())
+    return success();
+  auto keep = dyn_cast<KeepOp>(kept.getBody().front().back());
+  if (keep && keep.getMarks().size() != getMarks().size())
+    return emitOpError() << "returns " << getMarks().size() << " marks, but its list's indices "
+                         << "carry " << keep.getMarks().size();
+  return success();
 }

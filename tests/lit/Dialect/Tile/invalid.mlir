@@ -474,11 +474,23 @@ func.func @row_range_split(%first: index, %last: index) {
 func.func @kept_tiles_effects(%lo: index, %hi: index, %buf: memref<64xf32, #tile.space<shared>>) {
   %list, %n = tile.kept_tiles %j = %lo to %hi {
     %zero = arith.constant 0.0 : f32
-    // expected-error @+1 {{cannot be in a tile.kept_tiles body (only pure scalar ops and tile.read)}}
+    // expected-error @+1 {{cannot be in a tile.kept_tiles body (only pure scalar ops, tile.read and tile.read_bounds)}}
     tile.fill %buf, %zero : memref<64xf32, #tile.space<shared>>, f32
     %yes = arith.constant true
     tile.keep %yes
   }
+  return
+}
+
+// -----
+
+func.func @tile_at_marks(%lo: index, %hi: index, %r: index) {
+  %list, %n = tile.kept_tiles %j = %lo to %hi {
+    %yes = arith.constant true
+    tile.keep %yes, %yes
+  }
+  // expected-error @+1 {{returns 0 marks, but its list's indices carry 1}}
+  %t = "tile.tile_at"(%list, %r) : (!tile.tile_list, index) -> index
   return
 }
 

@@ -26,3 +26,36 @@ func.func @walk(%map: !tile.tensor<?x?xi32>, %qb: index, %lo: index, %hi: index)
   }
   return
 }
+
+// A mark per kept index (here: whether a document tile's key ids all equal the rows' id, so
+// that it needs no mask), from tile.keep's further operands; tile.tile_at returns it beside
+// the index. The test may bound ids over the tile (tile.read_bounds).
+// CHECK-LABEL: func.func @marks
+// CHECK: %[[LIST:.*]], %{{.*}} = tile.kept_tiles %[[J:.*]] = %{{.*}} to %{{.*}} {
+// CHECK: tile.read_bounds
+// CHECK: tile.keep %{{.*}}, %{{.*}}
+// CHECK-NEXT: }
+// CHECK: %{{.*}}, %[[U:.*]] = tile.tile_at %[[LIST]][%{{.*}}] -> i1
+// CHECK-NEXT: scf.if %[[U]]
+func.func @marks(%ids: !tile.tensor<?x?xi32>, %b: index, %id: i32, %lo: index, %hi: index, %r: index) {
+  %list, %n = tile.kept_tiles %j = %lo to %hi {
+    %c128 = arith.constant 128 : index
+    %c127 = arith.constant 127 : index
+    %kv0 = arith.muli %j, %c128 : index
+    %last = arith.addi %kv0, %c127 : index
+    %min, %max = tile.read_bounds %ids[%b, %kv0] to %last {axis = 1 : i64} : !tile.tensor<?x?xi32> -> i32
+    %below = arith.cmpi sgt, %min, %id : i32
+    %above = arith.cmpi slt, %max, %id : i32
+    %apart = arith.ori %below, %above : i1
+    %true = arith.constant true
+    %keep = arith.xori %apart, %true : i1
+    %lowEq = arith.cmpi eq, %min, %id : i32
+    %highEq = arith.cmpi eq, %max, %id : i32
+    %same = arith.andi %lowEq, %highEq : i1
+    tile.keep %keep, %same
+  }
+  %t, %unmasked = tile.tile_at %list[%r] -> i1
+  scf.if %unmasked {
+  }
+  return
+}

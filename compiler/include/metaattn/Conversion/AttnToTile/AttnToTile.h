@@ -49,7 +49,12 @@ struct TileConfig {
   /// 32 tiles with one read per lane and a ballot, instead of one read and a branch per tile
   /// on the loop's path. On: 1.3x (B4 S4k) to 3x (B1 S16k) faster at 5-20% of the blocks
   /// kept on the H200, 2-5% slower with every block kept (benchmarks/RESULTS.md).
+  /// Masks that bound ids over a tile (document masks) get the list too, each kept tile marked
+  /// with whether the mask holds on all of it (the loop bounds only the others' ids).
   bool keptTiles = true;
+  /// ... those that bound ids: not in persistent kernels, whose D256 consumers spilled 138 B
+  /// beside a producer walking the list (`metaattn-run --resource-report --persistent`).
+  bool keptTileBounds = true;
   /// math.tanh in attention kernels carries kApproxAttr: the CUDA printer computes it with
   /// `tanh.approx.f32` (PipelineOptions::approxTanh).
   bool approxTanh = true;

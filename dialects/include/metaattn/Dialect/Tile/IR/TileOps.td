@@ -214,11 +214,17 @@ def Tile_KeptTilesOp : Tile_Op<"kept_tiles", [RecursiveMemoryEffects]> {
     `[0, %count)` then visits only the tiles a block-sparse map keeps, instead of testing
     each tile of the range inside the loop.
 
-    The body holds pure scalar ops and `tile.read`s of tensors the kernel does not write; it
-    may run any number of times for any `j` of the range, in any order, on any thread. On
-    CUDA the lanes of a warp evaluate 32 consecutive `j` at once (a ballot), so
-    `tile.kept_tiles` and `tile.tile_at` run on whole warps: in a warp-specialised producer
-    the copies are issued by lane 0 of a whole warp.
+    `tile.keep %keep, %m0, %m1` also marks each kept index with one bit per further operand,
+    which `tile.tile_at` returns beside the index (`%j, %m0 = tile.tile_at %list[%r] -> i1`):
+    a document mask's kv loop learns there which tiles it need not mask, without reading the
+    tile's ids in the loop.
+
+    The body holds pure scalar ops, `tile.read`s and `tile.read_bounds` of tensors the kernel
+    does not write; it may run any number of times for any `j` of the range, in any order, on
+    any thread (a `tile.read_bounds` in it is evaluated by one thread alone). On CUDA the
+    lanes of a warp evaluate 32 consecutive `j` at once (a ballot), so `tile.kept_tiles` and
+    `tile.tile_at` run on whole warps: in a warp-specialised producer the copies are issued by
+    lane 0 of a whole warp.
   }];
   let arguments = (ins Index:$lower, Index:$upper);
   let results = (outs Tile_TileListType:$list, Index:$count);
@@ -230,13 +236,15 @@ def Tile_KeptTilesOp : Tile_Op<"kept_tiles", [RecursiveMemoryEffects]> {
   let extraClassDeclaration = [{
     ::mlir::BlockArgument getIndex() { return getBody().front().getArgument(0); }
     ::mlir::Value getKept();
+    /// The marks each kept index carries (tile.keep's operands after the first).
+    ::mlir::OperandRange getMarks();
   }];
 }
 
 def Tile_KeepOp : Tile_Op<"keep", [Pure, Terminator, HasParent<"KeptTilesOp">]> {
-  let summary = "Terminator of tile.kept_tiles: whether its index is kept";
-  let arguments = (ins I1:$keep);
-  let assemblyFormat = "$keep attr-dict";
+  let summary = "Terminator of tile.kept_tiles: whether its index is kept, and its marks";
+  let arguments = (ins I1:$keep, Variadic<I1>:$marks);
+  let assemblyFormat = "$keep (`,` $marks^)? attr-dict";
 }
 
 def Tile_TileAtOp : Tile_Op<"tile_at", [Pure]> {
@@ -244,13 +252,18 @@ def Tile_TileAtOp : Tile_Op<"tile_at", [Pure]> {
   let description = [{
     `%j = tile.tile_at %list[%r]` is the `r`-th index (from 0) that `tile.kept_tiles` kept;
     a rank at or past its count gives the range's upper bound (a guard evaluated one
-    iteration ahead reads the tile after the last as past the range). On CUDA each `tile.tile_at` keeps a cursor over the range:
-    asked for ranks in increasing order (a loop's iterations) it reads each 32 indices of the
-    range once; a smaller rank than the last restarts the walk.
+    iteration ahead reads the tile after the last as past the range). Where the list's
+    `tile.keep` marks its indices, `%j, %m = tile.tile_at %list[%r] -> i1` also gives the
+    index's marks (false past the count). On CUDA each `tile.tile_at` keeps a cursor over the
+    range: asked for ranks in increasing order (a loop's iterations) it reads each 32 indices
+    of the range once; a smaller rank than the last restarts the walk.
   }];
   let arguments = (ins Tile_TileListType:$list, Index:$rank);
-  let results = (outs Index:$result);
-  let assemblyFormat = "$list `[` $rank `]` attr-dict";
+  let results = (outs Index:$result, Variadic<I1>:$marks);
+  let assemblyFormat = "$list `[` $rank `]` attr-dict (`->` type($marks)^)?";
+  let hasVerifier = 1;
+  let skipDefaultBuilders = 1;
+  let builders = [OpBuilder<(ins "::mlir::Value":$list, "::mlir::Value":$rank)>];
 }
 
 def Tile_FillOp : Tile_Op<"fill"> {
