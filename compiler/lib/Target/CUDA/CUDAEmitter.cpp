@@ -941,19 +941,18 @@ FailureOr<EmittedKernel> metaattn::emitCuda(KernelOp kernel) {
         << "      if (base + u * step > last) break;\n"
         << "      lo = v[u] < lo ? v[u] : lo;\n      hi = v[u] > hi ? v[u] : hi;\n    }\n  }\n"
         << "  if (warp) metaattn_warp_bounds(lo, hi);\n}\n";
-  if (printer.readsBoundsLean)
+  if (printer.readsBoundsLean || printer.readsBoundsLane)
     os
-        // tile.read_bounds in a producer warp, which keeps 24 registers: the fixed indices are
-        // checked and the tensor addressed once, the range walked with an int, U loads in
-        // flight per lane. (The consumers' helper above addresses each element through
-        // metaattn_read; ptxas spilled 72-128 B in the producer with it.)
-        << "template <class T, int R, int U>\n"
-        << "[[maybe_unused]] static __device__ __forceinline__ void metaattn_read_bounds_lean(\n"
+        // The lean and lane helpers' range: lo and hi start empty (0 where the range leaves the
+        // tensor: positions outside it read as 0, as metaattn_read's, counted once); the fixed
+        // indices are checked and the tensor addressed once; returns the range's first element,
+        // with its stride and length (a tile's range: its length fits an int).
+        << "template <class T, int R>\n"
+        << "[[maybe_unused]] static __device__ __forceinline__ const T* metaattn_bounds_span(\n"
         << "    const metaattn::dev::TensorRef<R>& t, const long long (&first)[R], int axis,\n"
-        << "    long long last, T& lo, T& hi) {\n"
+        << "    long long last, T& lo, T& hi, long long& stride, int& n) {\n"
         << "  constexpr T kMax = T(~0ull >> (65 - 8 * sizeof(T)));\n"
         << "  lo = kMax;\n  hi = -kMax - 1;\n"
-        // Positions outside the tensor read as 0, as metaattn_read's: counted once.
         << "  bool in = true;\n"
         << "  long long offset = 0;\n"
         << "#pragma unroll\n"
@@ -966,10 +965,22 @@ FailureOr<EmittedKernel> metaattn::emitCuda(KernelOp kernel) {
         << "  const long long end = last < t.sizes[axis] - 1 ? last : t.sizes[axis] - 1;\n"
         << "  if (first[axis] <= last && (!in || begin > first[axis] || end < last)) {\n"
         << "    lo = 0;\n    hi = 0;\n  }\n"
-        << "  const long long stride = axis == R - 1 ? 1 : t.strides[axis];\n"
-        << "  const T* p = static_cast<const T*>(t.data) + offset + begin * stride;\n"
-        // A tile's range: its length fits an int.
-        << "  const int n = in && end >= begin ? (int)(end - begin + 1) : 0;\n"
+        << "  stride = axis == R - 1 ? 1 : t.strides[axis];\n"
+        << "  n = in && end >= begin ? (int)(end - begin + 1) : 0;\n"
+        << "  return static_cast<const T*>(t.data) + offset + begin * stride;\n}\n";
+  if (printer.readsBoundsLean)
+    os
+        // tile.read_bounds in a producer warp, which keeps 24 registers: the fixed indices are
+        // checked and the tensor addressed once (metaattn_bounds_span), the range walked with an
+        // int, U loads in flight per lane. (The consumers' helper above addresses each element
+        // through metaattn_read; ptxas spilled 72-128 B in the producer with it.)
+        << "template <class T, int R, int U>\n"
+        << "[[maybe_unused]] static __device__ __forceinline__ void metaattn_read_bounds_lean(\n"
+        << "    const metaattn::dev::TensorRef<R>& t, const long long (&first)[R], int axis,\n"
+        << "    long long last, T& lo, T& hi) {\n"
+        << "  long long stride;\n"
+        << "  int n;\n"
+        << "  const T* p = metaattn_bounds_span<T, R>(t, first, axis, last, lo, hi, stride, n);\n"
         << "  const bool warp = __activemask() == 0xffffffffu;\n"
         << "  const int step = warp ? 32 : 1;\n"
         << "  for (int k = warp ? threadIdx.x % 32 : 0; k < n; k += U * step) {\n"
@@ -986,29 +997,15 @@ FailureOr<EmittedKernel> metaattn::emitCuda(KernelOp kernel) {
     os
         // tile.read_bounds in a tile.kept_tiles test: one lane alone reads the range (each lane
         // tests its own kv tile), U loads in flight (16-byte ones where 32-bit ids are
-        // contiguous), the fixed indices checked and the tensor addressed once (as the lean
-        // helper). U comes from the test's caller (kept.cuh).
+        // contiguous), addressed as the lean helper's (metaattn_bounds_span). U comes from the
+        // test's caller (kept.cuh).
         << "template <class T, int R, int U>\n"
         << "[[maybe_unused]] static __device__ __forceinline__ void metaattn_read_bounds_lane(\n"
         << "    const metaattn::dev::TensorRef<R>& t, const long long (&first)[R], int axis,\n"
         << "    long long last, T& lo, T& hi) {\n"
-        << "  constexpr T kMax = T(~0ull >> (65 - 8 * sizeof(T)));\n"
-        << "  lo = kMax;\n  hi = -kMax - 1;\n"
-        << "  bool in = true;\n"
-        << "  long long offset = 0;\n"
-        << "#pragma unroll\n"
-        << "  for (int d = 0; d < R; ++d) {\n"
-        << "    if (d == axis) continue;\n"
-        << "    in = in && (unsigned long long)first[d] < (unsigned long long)t.sizes[d];\n"
-        << "    offset += d == R - 1 ? first[d] : first[d] * t.strides[d];\n"
-        << "  }\n"
-        << "  const long long begin = first[axis] > 0 ? first[axis] : 0;\n"
-        << "  const long long end = last < t.sizes[axis] - 1 ? last : t.sizes[axis] - 1;\n"
-        << "  if (first[axis] <= last && (!in || begin > first[axis] || end < last)) {\n"
-        << "    lo = 0;\n    hi = 0;\n  }\n"
-        << "  const long long stride = axis == R - 1 ? 1 : t.strides[axis];\n"
-        << "  const T* p = static_cast<const T*>(t.data) + offset + begin * stride;\n"
-        << "  const int n = in && end >= begin ? (int)(end - begin + 1) : 0;\n"
+        << "  long long stride;\n"
+        << "  int n;\n"
+        << "  const T* p = metaattn_bounds_span<T, R>(t, first, axis, last, lo, hi, stride, n);\n"
         << "  int k = 0;\n"
         << "  if (sizeof(T) == 4 && stride == 1) {\n"
         << "    constexpr int V = 4;\n"
