@@ -268,6 +268,12 @@ static cl::opt<bool> keptTilesOpt(
              "(default true)"),
     cl::init(true));
 
+static cl::opt<bool> kvTileBoundsOpt(
+    cl::cat(runCategory), "kv-tile-bounds",
+    cl::desc("a pre-pass kernel bounds each kv tile's key ids of a document mask once per "
+             "sequence; the attention reads two values per tile (default true)"),
+    cl::init(true));
+
 static cl::opt<bool> skipLoadsOpt(
     cl::cat(runCategory), "skip-loads",
     cl::desc("warp-specialised kernels: the producer evaluates an input-dependent kv tile "
@@ -332,6 +338,7 @@ static int runMain(int argc, char **argv) {
   options.pipeline.axisReads = axisReadsOpt;
   options.pipeline.idBounds = idBoundsOpt;
   options.pipeline.keptTiles = keptTilesOpt;
+  options.pipeline.kvTileBounds = kvTileBoundsOpt;
   options.pipeline.approxTanh = approxTanhOpt;
   options.pipeline.fuseCombine = fuseCombineOpt;
   options.pipeline.prefetchBounds = prefetchBoundsOpt;

@@ -325,6 +325,7 @@ LogicalResult BlockInterpreter::runOp(Operation &op) {
       .Case<tile::CopyOp>([&](auto o) { return runCopy(o); })
       .Case<tile::ReadOp>([&](auto o) { return runRead(o); })
       .Case<tile::ReadBoundsOp>([&](auto o) { return runReadBounds(o); })
+      .Case<tile::WriteOp>([&](auto o) { return runWrite(o); })
       .Case<tile::FillOp>([&](auto o) { return runFill(o); })
       .Case<tile::GemmOp>([&](auto o) { return runGemm(o); })
       .Case<tile::GemmWaitOp>([&](auto o) { return runGemmWait(o); })

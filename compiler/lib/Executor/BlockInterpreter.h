@@ -94,6 +94,7 @@ private:
   mlir::LogicalResult runCopy(tile::CopyOp op);
   mlir::LogicalResult runRead(tile::ReadOp op);
   mlir::LogicalResult runReadBounds(tile::ReadBoundsOp op);
+  mlir::LogicalResult runWrite(tile::WriteOp op);
   mlir::LogicalResult runFill(tile::FillOp op);
   mlir::LogicalResult runGemm(tile::GemmOp op);
   mlir::LogicalResult runGemmWait(tile::GemmWaitOp op);

@@ -225,6 +225,20 @@ LogicalResult BlockInterpreter::runReadBounds(tile::ReadBoundsOp op) {
   return success();
 }
 
+LogicalResult BlockInterpreter::runWrite(tile::WriteOp op) {
+  HostTensor *tensor = global(op, op.getTensor());
+  SmallVector<int64_t, 4> idx;
+  if (!tensor || failed(indices(op, op.getIndices(), idx)))
+    return failure();
+  const Scalar *value = scalar(op, op.getValue());
+  if (!value)
+    return failure();
+  if (tensor->inBounds(idx))
+    tensor->set(idx,
+                isa<FloatType>(op.getValue().getType()) ? value->f : static_cast<double>(value->i));
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // gemm and reduce
 //===----------------------------------------------------------------------===//

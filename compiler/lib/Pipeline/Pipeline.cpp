@@ -49,6 +49,7 @@ void metaattn::buildAttnToTilePipeline(OpPassManager &pm, const PipelineOptions 
   convert.exp2Emulation = options.exp2Emulation;
   convert.idBounds = options.idBounds;
   convert.keptTiles = options.keptTiles;
+  convert.kvTileBounds = options.kvTileBounds;
   convert.approxTanh = options.approxTanh;
   convert.fuseCombine = options.fuseCombine;
   convert.warpSpecialize = options.warpSpecialize;
@@ -115,6 +116,8 @@ std::string metaattn::tuningArch(llvm::StringRef target, const PipelineOptions &
     arch += "+exp2-emulation=" + std::to_string(options.exp2Emulation);
   if (!options.keptTiles)
     arch += "+no-kept-tiles";
+  if (!options.kvTileBounds)
+    arch += "+no-kv-tile-bounds";
   if (!options.approxTanh)
     arch += "+exact-tanh";
   if (options.prefetchBounds)
@@ -224,6 +227,10 @@ struct LowerPipelineOptions : public PassPipelineOptions<LowerPipelineOptions> {
                          llvm::cl::desc("a kv loop whose tiles a block-sparse map skips walks "
                                         "only the kept tiles (default true)"),
                          llvm::cl::init(true)};
+  Option<bool> kvTileBounds{*this, "kv-tile-bounds",
+                            llvm::cl::desc("a pre-pass bounds each kv tile's ids of a document "
+                                           "mask once per sequence (default true)"),
+                            llvm::cl::init(true)};
   Option<bool> approxTanh{*this, "approx-tanh",
                           llvm::cl::desc("attention kernels compute tanh (a soft cap's) with "
                                          "the special-function unit's tanh.approx.f32 "
@@ -282,6 +289,7 @@ void metaattn::registerMetaAttnPipelines() {
         options.axisReads = cl.axisReads;
         options.idBounds = cl.idBounds;
         options.keptTiles = cl.keptTiles;
+        options.kvTileBounds = cl.kvTileBounds;
         options.approxTanh = cl.approxTanh;
         options.fuseCombine = cl.fuseCombine;
         options.prefetchBounds = cl.prefetchBounds;

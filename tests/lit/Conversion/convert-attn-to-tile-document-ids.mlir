@@ -1,5 +1,5 @@
-// RUN: metaattn-opt %s -split-input-file -attn-mask-analysis -attn-online-normalize -convert-attn-to-tile="block-m=64 block-n=64" | FileCheck %s
-// RUN: metaattn-opt %s -split-input-file -attn-mask-analysis -attn-online-normalize -convert-attn-to-tile="block-m=64 block-n=64 id-bounds=false" | FileCheck %s --check-prefix=OFF
+// RUN: metaattn-opt %s -split-input-file -attn-mask-analysis -attn-online-normalize -convert-attn-to-tile="block-m=64 block-n=64 kv-tile-bounds=false" | FileCheck %s
+// RUN: metaattn-opt %s -split-input-file -attn-mask-analysis -attn-online-normalize -convert-attn-to-tile="block-m=64 block-n=64 id-bounds=false kv-tile-bounds=false" | FileCheck %s --check-prefix=OFF
 
 // With id-bounds=false (metaattn-run --id-bounds=false) no bounds are read: every tile is
 // visited and masked.

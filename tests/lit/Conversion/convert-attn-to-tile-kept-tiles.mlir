@@ -1,5 +1,5 @@
-// RUN: metaattn-opt %s -split-input-file -attn-mask-analysis -attn-online-normalize -convert-attn-to-tile="block-m=64 block-n=64" | FileCheck %s
-// RUN: metaattn-opt %s -split-input-file -attn-mask-analysis -attn-online-normalize -convert-attn-to-tile="block-m=64 block-n=64 kept-tiles=false" | FileCheck %s --check-prefix=OFF
+// RUN: metaattn-opt %s -split-input-file -attn-mask-analysis -attn-online-normalize -convert-attn-to-tile="block-m=64 block-n=64 kv-tile-bounds=false" | FileCheck %s
+// RUN: metaattn-opt %s -split-input-file -attn-mask-analysis -attn-online-normalize -convert-attn-to-tile="block-m=64 block-n=64 kept-tiles=false kv-tile-bounds=false" | FileCheck %s --check-prefix=OFF
 
 // With kept-tiles=false the kv loop visits every tile of its range.
 // OFF-NOT: tile.kept_tiles

@@ -4,19 +4,20 @@
 // split the range and combine with redux (32-bit ids) or shuffles (64-bit ids). NVRTC and
 // ptxas compile both (sm_90a and sm_90); the CPU executor runs the 32-bit ids (metaattn-run
 // draws no 64-bit inputs).
-// RUN: metaattn-opt %s --metaattn-lower | metaattn-translate --tile-to-cuda | FileCheck %s
-// RUN: metaattn-run %s --device=cpu --resource-report | FileCheck %s --check-prefix=NVRTC
-// RUN: metaattn-run %s --device=cpu --resource-report --target=sm_90 | FileCheck %s --check-prefix=NVRTC
-// RUN: metaattn-run %s --device=cpu --function=ids32 --batch=2 --seq-q=150 --seq-kv=150 --documents=3 | FileCheck %s --check-prefix=RAN
+// RUN: metaattn-opt %s --metaattn-lower="kv-tile-bounds=0" | metaattn-translate --tile-to-cuda | FileCheck %s
+// RUN: metaattn-run %s --device=cpu --resource-report --kv-tile-bounds=0 | FileCheck %s --check-prefix=NVRTC
+// RUN: metaattn-run %s --device=cpu --resource-report --kv-tile-bounds=0 --target=sm_90 | FileCheck %s --check-prefix=NVRTC
+// RUN: metaattn-run %s --device=cpu --function=ids32 --batch=2 --seq-q=150 --seq-kv=150 --documents=3 --kv-tile-bounds=0 | FileCheck %s --check-prefix=RAN
+// By default a pre-pass bounds each kv tile's key ids once (see tile-to-cuda-tile-bounds.mlir).
 // Without the kept list (kept-tiles=0), skip-loads has the producer evaluate the tile guard
 // too: one warp runs it (the lanes split the id loads of a lean helper that fits the
 // producer's 24 registers), lane 0 announces the bytes and issues the copies, and a skipped
 // tile's stage gets an arrival announcing 0 bytes. (With the list, the producer copies only
 // the kept tiles, which are the tiles the guard would keep.)
-// RUN: metaattn-opt %s --metaattn-lower="skip-loads=1 kept-tiles=0" | metaattn-translate --tile-to-cuda | FileCheck %s --check-prefix=SKIP
-// RUN: metaattn-run %s --device=cpu --resource-report --skip-loads --kept-tiles=0 | FileCheck %s --check-prefix=SKIPNVRTC
-// RUN: metaattn-run %s --device=cpu --function=ids32 --batch=2 --seq-q=150 --seq-kv=300 --documents=3 --skip-loads --kept-tiles=0 | FileCheck %s --check-prefix=RAN
-// RUN: metaattn-run %s --device=cpu --function=ids32 --batch=2 --seq-q=150 --seq-kv=300 --documents=3 --kept-tiles=0 | FileCheck %s --check-prefix=RAN
+// RUN: metaattn-opt %s --metaattn-lower="skip-loads=1 kept-tiles=0 kv-tile-bounds=0" | metaattn-translate --tile-to-cuda | FileCheck %s --check-prefix=SKIP
+// RUN: metaattn-run %s --device=cpu --resource-report --skip-loads --kept-tiles=0 --kv-tile-bounds=0 | FileCheck %s --check-prefix=SKIPNVRTC
+// RUN: metaattn-run %s --device=cpu --function=ids32 --batch=2 --seq-q=150 --seq-kv=300 --documents=3 --skip-loads --kept-tiles=0 --kv-tile-bounds=0 | FileCheck %s --check-prefix=RAN
+// RUN: metaattn-run %s --device=cpu --function=ids32 --batch=2 --seq-q=150 --seq-kv=300 --documents=3 --kept-tiles=0 --kv-tile-bounds=0 | FileCheck %s --check-prefix=RAN
 
 // CHECK-LABEL: tile.kernel @ids32
 // CHECK: static __device__ __forceinline__ void metaattn_warp_bounds(

@@ -134,6 +134,10 @@ struct PipelineOptions {
   /// on the loop's path. On: 1.3x (B4 S4k) to 3x (B1 S16k) faster at 5-20% of the blocks
   /// kept on the H200, 2-5% slower with every block kept (benchmarks/RESULTS.md).
   bool keptTiles = true;
+  /// A pre-pass kernel bounds each kv tile's key ids of a document mask once per sequence
+  /// (convert-attn-to-tile kv-tile-bounds); the attention kernel reads two values per tile
+  /// instead of every block bounding the tile's ids.
+  bool kvTileBounds = true;
   /// Attention kernels compute tanh (a soft cap's) with `tanh.approx.f32`, one special-function
   /// op, instead of CUDA's tanhf (an ex2, a reciprocal and a polynomial under the runtime's
   /// flags): relative error about 2^-11, what FlashAttention-3's soft cap uses

@@ -168,6 +168,9 @@ private:
   Type elt;
   Value qParam, kParam, vParam, oParam, lseParam;
   SmallVector<Value> inputParams;
+  /// Per custom input, its kv tiles' bounds from the pre-pass (TileConfig::kvTileBounds), or
+  /// null.
+  SmallVector<Value> tileBoundsParams;
   Value batch, head, kvHead, q0, seqQ, seqKv;
   Value qLast, tileLo, tileHi;
   /// The rows [groupLo, groupHi] of the block that the calling warpgroup works on
@@ -347,7 +350,8 @@ SmallVector<BoxInput> KernelBuilder::boxInputs() {
     std::string error;
     auto dims = *attn::parseInputDims(cast<StringAttr>(attr).getValue(), error);
     Type inputElt = cast<RankedTensorType>(op.getInputs()[i].getType()).getElementType();
-    inputs.push_back({inputParams[i], inputElt, std::move(dims)});
+    inputs.push_back({inputParams[i], inputElt, std::move(dims), tileBoundsParams[i],
+                      tileBoundsParams[i] ? cfg.blockN : 0});
   }
   return inputs;
 }
@@ -677,6 +681,21 @@ FailureOr<KernelOp> KernelBuilder::build(StringRef name) {
   params.push_back(toGlobal(epilogue ? epilogue.getOutput().getType() : op.getOutput().getType()));
   if (op.getLse())
     params.push_back(toGlobal(op.getLse().getType()));
+  // The kv tiles' bounds of the inputs a pre-pass bounds, after the rest.
+  SmallVector<unsigned> boundedInputs;
+  if (cfg.kvTileBounds && cfg.idBounds)
+    boundedInputs = kvTileBoundsInputs(op);
+  for (unsigned i : boundedInputs) {
+    auto idsType = cast<RankedTensorType>(op.getInputs()[i].getType());
+    std::string error;
+    auto axes = *attn::parseInputDims(cast<StringAttr>(op.getInputDims()[i]).getValue(), error);
+    SmallVector<int64_t> shape(idsType.getShape());
+    for (auto [d, a] : llvm::enumerate(axes))
+      if (a.dim == InputDim::KV)
+        shape[d] = ShapedType::kDynamic;
+    shape.push_back(2);
+    params.push_back(GlobalTensorType::get(b.getContext(), shape, idsType.getElementType()));
+  }
   int64_t qIndex = 0;
   SmallVector<int64_t> grid = {qIndex, 1, cfg.blockM, -1, 0, heads, qIndex, 0, 1};
   auto kernel = b.create<KernelOp>(loc, name, b.getFunctionType(params, {}),
@@ -716,6 +735,15 @@ FailureOr<KernelOp> KernelBuilder::build(StringRef name) {
     described.push_back({"o", {"B", "Sq", "H", "Dv"}});
     if (op.getLse())
       described.push_back({"lse", {"B", "H", "Sq"}});
+    for (unsigned i : boundedInputs) {
+      // The input's symbols, its kv axis in tiles, then (min, max).
+      SmallVector<std::string> symbols = described[3 + i].second;
+      for (std::string &s : symbols)
+        if (s == "Skv")
+          s += "/" + std::to_string(cfg.blockN);
+      symbols.push_back("");
+      described.push_back({"input" + std::to_string(i) + "_tile_bounds", symbols});
+    }
     SmallVector<Attribute> symbolAttrs;
     for (auto [i, entry] : llvm::enumerate(described)) {
       kernel.setArgAttr(i, "tile.name", b.getStringAttr(entry.first));
@@ -725,9 +753,10 @@ FailureOr<KernelOp> KernelBuilder::build(StringRef name) {
       symbolAttrs.push_back(b.getArrayAttr(dims));
     }
     kernel->setAttr("tile.dim_symbols", b.getArrayAttr(symbolAttrs));
-    SmallVector<int64_t> outputs = {int64_t(params.size() - (op.getLse() ? 2 : 1))};
+    int64_t firstBounds = params.size() - boundedInputs.size();
+    SmallVector<int64_t> outputs = {firstBounds - (op.getLse() ? 2 : 1)};
     if (op.getLse())
-      outputs.push_back(params.size() - 1);
+      outputs.push_back(firstBounds - 1);
     kernel->setAttr("tile.outputs", b.getDenseI64ArrayAttr(outputs));
   }
   Block *entry =
@@ -750,6 +779,9 @@ FailureOr<KernelOp> KernelBuilder::build(StringRef name) {
   oParam = entry->getArgument(next);
   if (op.getLse())
     lseParam = entry->getArgument(next + 1);
+  tileBoundsParams.assign(numInputs, Value());
+  for (auto [k, i] : llvm::enumerate(boundedInputs))
+    tileBoundsParams[i] = entry->getArgument(params.size() - boundedInputs.size() + k);
 
   // Which block this is. Query tiles run last-first: under a causal mask the last tiles have
   // the most kv tiles, and starting them first leaves short blocks for the grid's tail.

@@ -151,9 +151,19 @@ static VariantTraits traits(attn::OnlineAttentionOp op) {
 struct ConvertAttnToTilePass : public metaattn::impl::ConvertAttnToTileBase<ConvertAttnToTilePass> {
   using Base::Base;
 
-  /// The kernel of one step, with tile sizes from the model unless set by the options.
+  /// The custom inputs of an attention step that a pre-pass bounds per kv tile (one kernel
+  /// each, launched before the attention's).
+  SmallVector<unsigned> tileBoundsInputs(const Step &step) {
+    auto attention = dyn_cast<attn::OnlineAttentionOp>(step.op);
+    if (!attention || !kvTileBounds || !idBounds)
+      return {};
+    return kvTileBoundsInputs(attention);
+  }
+
+  /// The kernel of one step, with tile sizes from the model unless set by the options;
+  /// `chosen`, where given, gets its tiling.
   FailureOr<tile::KernelOp> buildStep(OpBuilder &builder, Step step, StringRef name,
-                                      const TargetDesc &target) {
+                                      const TargetDesc &target, TileConfig *chosen = nullptr) {
     Operation *op = step.op;
 
     TileConfig config;
@@ -199,6 +209,7 @@ struct ConvertAttnToTilePass : public metaattn::impl::ConvertAttnToTileBase<Conv
     config.keptTiles = keptTiles;
     config.keptTileBounds = keptTiles && !persistent;
     config.approxTanh = approxTanh;
+    config.kvTileBounds = kvTileBounds;
     // A persistent kernel stages its output in a tile of its own, where that fits beside
     // the others (not at D256, whose kv tiles take the room) and the output has the query's
     // element type.
@@ -213,6 +224,8 @@ struct ConvertAttnToTilePass : public metaattn::impl::ConvertAttnToTileBase<Conv
           ot.getElementType() == qt.getElementType() &&
           config.fitsSharedMemory(bytes, target, config.blockM * config.paddedValueDim * bytes);
     }
+    if (chosen)
+      *chosen = config;
     if (attention)
       return buildAttentionKernel(builder, attention, name, config, step.epilogue);
     return buildCombineKernel(builder, cast<attn::CombineOp>(op), name, config);
@@ -263,8 +276,9 @@ struct ConvertAttnToTilePass : public metaattn::impl::ConvertAttnToTileBase<Conv
       unsigned numKernels = 0, nextTemp = 0;
       for (const Step &step : *steps) {
         auto recurrent = dyn_cast<attn::RecurrentOp>(step.op);
-        numKernels +=
-            recurrent ? recurrentKernelCount(recurrent, recurrentConfig(recurrent, *target)) : 1;
+        numKernels += recurrent
+                          ? recurrentKernelCount(recurrent, recurrentConfig(recurrent, *target))
+                          : 1 + tileBoundsInputs(step).size();
         for (const std::string &binding : step.bindings)
           if (StringRef(binding).starts_with("temp:"))
             nextTemp = std::max<unsigned>(nextTemp, std::stoi(binding.substr(5)) + 1);
@@ -272,9 +286,10 @@ struct ConvertAttnToTilePass : public metaattn::impl::ConvertAttnToTileBase<Conv
       bool single = numKernels == 1;
       OpBuilder builder(func);
       SmallVector<tile::KernelOp> kernels;
-      auto kernelName = [&]() -> FailureOr<std::string> {
+      // `ahead`: the name of the kernel recorded that many kernels after the next.
+      auto kernelName = [&](size_t ahead = 0) -> FailureOr<std::string> {
         std::string kernelName =
-            single ? name + ".tmp" : name + "_step" + std::to_string(kernels.size());
+            single ? name + ".tmp" : name + "_step" + std::to_string(kernels.size() + ahead);
         if (symbols.lookup(kernelName))
           return func.emitError() << "convert-attn-to-tile: the kernel name @" << kernelName
                                   << " is taken by another symbol";
@@ -331,13 +346,30 @@ struct ConvertAttnToTilePass : public metaattn::impl::ConvertAttnToTileBase<Conv
           record((*built)[count - 1], outputBindings);
           continue;
         }
-        FailureOr<std::string> stepName = kernelName();
+        // The pre-passes of the inputs bounded per kv tile run first, each writing an
+        // intermediate that the attention kernel reads (its last parameters).
+        SmallVector<unsigned> bounded = tileBoundsInputs(step);
+        FailureOr<std::string> stepName = kernelName(bounded.size());
         if (failed(stepName))
           return signalPassFailure();
-        FailureOr<tile::KernelOp> kernel = buildStep(builder, step, *stepName, *target);
+        TileConfig config;
+        FailureOr<tile::KernelOp> kernel = buildStep(builder, step, *stepName, *target, &config);
         if (failed(kernel))
           return signalPassFailure();
-        record(*kernel, step.bindings);
+        SmallVector<std::string> bindings = step.bindings;
+        for (unsigned input : bounded) {
+          FailureOr<std::string> prePassName = kernelName();
+          if (failed(prePassName))
+            return signalPassFailure();
+          FailureOr<tile::KernelOp> prePass = buildTileBoundsKernel(
+              builder, cast<attn::OnlineAttentionOp>(step.op), input, *prePassName, config.blockN);
+          if (failed(prePass))
+            return signalPassFailure();
+          std::string buffer = "temp:" + std::to_string(nextTemp++);
+          record(*prePass, {step.bindings[3 + input], buffer});
+          bindings.push_back(buffer);
+        }
+        record(*kernel, bindings);
       }
       symbols.erase(func);
       for (tile::KernelOp kernel : kernels) {

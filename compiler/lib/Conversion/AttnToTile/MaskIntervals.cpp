@@ -47,7 +47,8 @@ private:
     SmallVector<Value> indices;
     Value valid;
     std::optional<unsigned> varying; // the plain axis that varies, read as bounds
-    Value varyingLast;
+    Value varyingFirst, varyingLast;
+    bool varyingKv = false;
     for (const attn::InputAxis &axis : input.axes) {
       bool isQ = axis.dim == attn::InputDim::Q;
       const IndexInterval &range =
@@ -68,7 +69,9 @@ private:
             !(input.elementType.isInteger(32) || input.elementType.isInteger(64)))
           return {};
         varying = indices.size();
+        varyingFirst = range.lo;
         varyingLast = range.hi;
+        varyingKv = !isQ;
         indices.push_back(range.lo);
         continue;
       }
@@ -82,6 +85,19 @@ private:
       Value last = b.create<arith::DivUIOp>(loc, range.hi, n);
       Value same = cmp(arith::CmpIPredicate::eq, first, last);
       valid = valid ? land(valid, same) : same;
+    }
+    if (varying && varyingKv && input.tileBounds && input.boundsTile > 0 &&
+        tiling.kvTile == input.boundsTile) {
+      // The box's kv range lies in one aligned tile, whose bounds the pre-pass wrote: they
+      // hold for any part of it.
+      indices[*varying] = b.create<arith::DivUIOp>(
+          loc, varyingFirst, b.create<arith::ConstantIndexOp>(loc, input.boundsTile));
+      SmallVector<Value> at = indices;
+      at.push_back(b.create<arith::ConstantIndexOp>(loc, 0));
+      Value lo = b.create<tile::ReadOp>(loc, input.elementType, input.tileBounds, at);
+      at.back() = b.create<arith::ConstantIndexOp>(loc, 1);
+      Value hi = b.create<tile::ReadOp>(loc, input.elementType, input.tileBounds, at);
+      return {lo, hi, valid};
     }
     if (varying) {
       auto bounds =

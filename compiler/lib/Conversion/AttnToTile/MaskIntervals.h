@@ -31,6 +31,12 @@ struct BoxInput {
   mlir::Value tensor;
   mlir::Type elementType;
   llvm::SmallVector<attn::InputAxis> axes;
+  /// Where set, the input's bounds per aligned kv tile of `boundsTile` keys (a pre-pass's
+  /// output, buildTileBoundsKernel: the input's shape with its kv axis in tiles, then min
+  /// and max), read for a box whose kv range lies in one such tile instead of bounding the
+  /// input over the range.
+  mlir::Value tileBounds;
+  int64_t boundsTile = 0;
 };
 
 /// How the box's q and kv ranges sit: each lies inside one aligned tile of `qTile` (`kvTile`)

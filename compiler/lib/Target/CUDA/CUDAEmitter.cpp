@@ -664,6 +664,18 @@ LogicalResult Printer::printTileOp(Operation *op) {
     printArgs();
     return success();
   }
+  if (auto write = dyn_cast<WriteOp>(op)) {
+    FailureOr<std::string> type = scalarType(write.getValue().getType());
+    if (failed(type))
+      return op->emitOpError() << "unsupported element type";
+    // Scalars are uniform over the block: its first thread stores the element.
+    writesScalars = true;
+    line() << "if (threadIdx.x == 0) metaattn_write<" << *type << ">(" << name(write.getTensor())
+           << ", {";
+    llvm::interleaveComma(write.getIndices(), os, [&](Value v) { os << "(long long)" << name(v); });
+    os << "}, " << name(write.getValue()) << ");  // tile.write\n";
+    return success();
+  }
   if (auto fill = dyn_cast<FillOp>(op)) {
     if (!isFragment(fill.getBuffer().getType()))
       return op->emitOpError() << "only fragments can be filled in CUDA";
@@ -896,6 +908,18 @@ FailureOr<EmittedKernel> metaattn::emitCuda(KernelOp kernel) {
      << "    offset += d == R - 1 ? i[d] : i[d] * t.strides[d];\n"
      << "  }\n"
      << "  return in ? static_cast<const T*>(t.data)[offset] : T{};\n}\n";
+  if (printer.writesScalars)
+    // tile.write: nothing outside the tensor's sizes.
+    os << "template <class T, int R>\n"
+       << "[[maybe_unused]] static __device__ __forceinline__ void metaattn_write(\n"
+       << "    const metaattn::dev::TensorRef<R>& t, const long long (&i)[R], T v) {\n"
+       << "  long long offset = 0;\n"
+       << "#pragma unroll\n"
+       << "  for (int d = 0; d < R; ++d) {\n"
+       << "    if ((unsigned long long)i[d] >= (unsigned long long)t.sizes[d]) return;\n"
+       << "    offset += d == R - 1 ? i[d] : i[d] * t.strides[d];\n"
+       << "  }\n"
+       << "  static_cast<T*>(t.data)[offset] = v;\n}\n";
   if (printer.readsBounds || printer.readsBoundsLean)
     os << "template <class T>\n"
        << "[[maybe_unused]] static __device__ __forceinline__ void metaattn_warp_bounds(T& lo, "

@@ -192,6 +192,15 @@ LogicalResult ReadOp::verify() {
   return success();
 }
 
+LogicalResult WriteOp::verify() {
+  auto type = cast<GlobalTensorType>(getTensor().getType());
+  if (static_cast<int64_t>(getIndices().size()) != type.getRank())
+    return emitOpError() << "needs " << type.getRank() << " indices, found " << getIndices().size();
+  if (getValue().getType() != type.getElementType())
+    return emitOpError() << "value type must be the element type " << type.getElementType();
+  return success();
+}
+
 LogicalResult ReadBoundsOp::verify() {
   auto type = cast<GlobalTensorType>(getTensor().getType());
   if (static_cast<int64_t>(getIndices().size()) != type.getRank())

@@ -91,6 +91,22 @@ func.func @read_type(%t: !tile.tensor<8xf32>, %i: index) {
 
 // -----
 
+func.func @write_indices(%t: !tile.tensor<?x?x2xi32>, %i: index, %v: i32) {
+  // expected-error @+1 {{needs 3 indices, found 2}}
+  tile.write %v, %t[%i, %i] : i32, !tile.tensor<?x?x2xi32>
+  return
+}
+
+// -----
+
+func.func @write_type(%t: !tile.tensor<?xi32>, %i: index, %v: i64) {
+  // expected-error @+1 {{value type must be the element type 'i32'}}
+  tile.write %v, %t[%i] : i64, !tile.tensor<?xi32>
+  return
+}
+
+// -----
+
 func.func @read_bounds_indices(%t: !tile.tensor<?x?xi32>, %i: index) {
   // expected-error @+1 {{needs 2 indices, found 1}}
   %lo, %hi = tile.read_bounds %t[%i] to %i {axis = 0 : i64} : !tile.tensor<?x?xi32> -> i32

@@ -132,3 +132,18 @@ tile.kernel @bounds(%ids: !tile.tensor<?x?xi32>) attributes {threads = 128 : i64
   %lt = arith.cmpi slt, %lo, %hi : i32
   tile.return
 }
+
+// CHECK-LABEL: tile.kernel @write
+// CHECK: %[[MIN:.*]], %[[MAX:.*]] = tile.read_bounds
+// CHECK: tile.write %[[MIN]], %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}] : i32, <?x?x2xi32>
+// CHECK: tile.write %[[MAX]], %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}] : i32, <?x?x2xi32>
+tile.kernel @write(%ids: !tile.tensor<?x?xi32>, %out: !tile.tensor<?x?x2xi32>) attributes {threads = 32 : i64, grid = array<i64: 0, 1, 64, 0, 0, 1, -1, 0, 1>} {
+  %j = tile.block_id 0
+  %b = tile.block_id 1
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %lo, %hi = tile.read_bounds %ids[%b, %j] to %j {axis = 1 : i64} : !tile.tensor<?x?xi32> -> i32
+  tile.write %lo, %out[%b, %j, %c0] : i32, !tile.tensor<?x?x2xi32>
+  tile.write %hi, %out[%b, %j, %c1] : i32, !tile.tensor<?x?x2xi32>
+  tile.return
+}

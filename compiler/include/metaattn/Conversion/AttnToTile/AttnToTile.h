@@ -55,6 +55,12 @@ struct TileConfig {
   /// ... those that bound ids: not in persistent kernels, whose D256 consumers spilled 138 B
   /// beside a producer walking the list (`metaattn-run --resource-report --persistent`).
   bool keptTileBounds = true;
+  /// Custom inputs a pre-pass bounds per kv tile (kvTileBoundsInputs: a document mask's key
+  /// ids) are read as each tile's smallest and largest value from that pre-pass's output
+  /// (buildTileBoundsKernel) instead of bounded over the tile's ids in the kernel: two reads
+  /// per tile where every block of a sequence would read all of its ids. The kernel then
+  /// takes one more parameter per such input, after its others.
+  bool kvTileBounds = false;
   /// math.tanh in attention kernels carries kApproxAttr: the CUDA printer computes it with
   /// `tanh.approx.f32` (PipelineOptions::approxTanh).
   bool approxTanh = true;
@@ -114,6 +120,20 @@ mlir::FailureOr<tile::KernelOp> buildAttentionKernel(mlir::OpBuilder &builder,
                                                      attn::OnlineAttentionOp op,
                                                      llvm::StringRef name, const TileConfig &config,
                                                      attn::CombineOp epilogue = {});
+
+/// The custom inputs of `op` that a pre-pass can bound per kv tile (TileConfig::kvTileBounds):
+/// 32- or 64-bit integer inputs whose axes are one plain kv axis and at most two b or h axes,
+/// and which the mask reads (a document mask's key ids), in input order.
+llvm::SmallVector<unsigned> kvTileBoundsInputs(attn::OnlineAttentionOp op);
+
+/// The pre-pass of custom input `input` of `op` (one of kvTileBoundsInputs): one warp per
+/// kv tile of `tile` keys (and per index of the input's other axes) writes the smallest and
+/// largest value of the tile's keys (those below the input's length) to a tensor shaped as
+/// the input with its kv axis ceil(Skv / tile) long and a trailing axis of 2 (min, max).
+/// Its parameters: the input, the bounds.
+mlir::FailureOr<tile::KernelOp> buildTileBoundsKernel(mlir::OpBuilder &builder,
+                                                      attn::OnlineAttentionOp op, unsigned input,
+                                                      llvm::StringRef name, int64_t tile);
 
 /// Tiling of the chunked linear-attention kernel (attn.recurrent).
 struct RecurrentTileConfig {

@@ -81,6 +81,10 @@ def ConvertAttnToTile : Pass<"convert-attn-to-tile", "::mlir::ModuleOp"> {
     Option<"idBounds", "id-bounds", "bool", "true",
            "attn.attention: a custom integer input with a plain q or kv axis (a document "
            "mask's ids) is bounded over each tile (tile.read_bounds) to skip or unmask it">,
+    Option<"kvTileBounds", "kv-tile-bounds", "bool", "true",
+           "attn.attention: a pre-pass kernel writes each kv tile's bounds of a custom integer "
+           "input with a plain kv axis (a document mask's key ids), which the attention kernel "
+           "reads instead of bounding the tile's ids in every block">,
     Option<"keptTiles", "kept-tiles", "bool", "true",
            "attn.attention: a kv loop whose tiles a mask skips by a custom input constant over "
            "each tile (a block-sparse map) walks only the kept tiles (tile.kept_tiles)">,

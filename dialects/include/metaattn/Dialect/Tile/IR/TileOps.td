@@ -199,6 +199,22 @@ def Tile_ReadBoundsOp : Tile_Op<"read_bounds", [AllTypesMatch<["min", "max"]>]> 
   let hasVerifier = 1;
 }
 
+def Tile_WriteOp : Tile_Op<"write"> {
+  let summary = "Write one element of a global tensor (nothing outside its sizes)";
+  let description = [{
+    `tile.write %v, %t[%i0, %i1] : i32, !tile.global<?x?xi32>` stores the scalar `%v` at
+    `%t[%i0, %i1]`; an index outside the tensor's sizes stores nothing. Scalars are uniform
+    over a block: every thread executing it holds the same `%v`, and the element is written
+    once per block (on CUDA by its first thread). A pre-pass writes each kv tile's bounds of
+    a document mask's ids with it, which the attention kernel then reads with `tile.read`.
+  }];
+  let arguments = (ins AnyType:$value, Tile_Global:$tensor, Variadic<Index>:$indices);
+  let assemblyFormat = [{
+    $value `,` $tensor `[` $indices `]` attr-dict `:` type($value) `,` type($tensor)
+  }];
+  let hasVerifier = 1;
+}
+
 def Tile_KeptTilesOp : Tile_Op<"kept_tiles", [RecursiveMemoryEffects]> {
   let summary = "The indices of a range a condition keeps, and how many there are";
   let description = [{
