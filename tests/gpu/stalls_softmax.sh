@@ -5,7 +5,10 @@
 #   BIN=<dir with static metaattn-run> OUT=<dir> [SHAPES="d128 d64"] [OPTS="--block-n=128"] \
 #     bash tests/gpu/stalls_softmax.sh
 # MLIR=<file> profiles that file's functions instead (SHAPES then names them), at B=$BATCH
-# (default 1) and S=$SEQ (default 16384).
+# (default 1) and S=$SEQ (default 16384). KERNEL=<regex> profiles the first launch of a kernel
+# whose name matches (a function of several kernels: a document mask's pre-pass runs first);
+# KEEP_SASS=1 keeps the per-instruction source page ($OUT/<shape>.sass.csv.gz) for reading
+# offline.
 set -u
 BIN=${BIN:-build-static/bin}
 OUT=${OUT:-/tmp/metaattn-stalls}
@@ -19,9 +22,10 @@ for f in ${SHAPES:-d128 d64}; do
        --bench --no-check --iters=2 ${OPTS:-})
   "${run[@]}" > /dev/null 2>&1  # fill the kernel cache
   rep="$OUT/$f${TAG:-}"
+  if [ -n "${KERNEL:-}" ]; then pick=(-k "regex:$KERNEL" --launch-count 1); else pick=(--launch-skip 1 --launch-count 1); fi
   timeout 200 ncu --clock-control none --import-source no --section WarpStateStats \
     --section InstructionStats --section SchedulerStats --section SourceCounters \
-    --section ComputeWorkloadAnalysis --launch-skip 1 --launch-count 1 -f -o "$rep" "${run[@]}" \
+    --section ComputeWorkloadAnalysis "${pick[@]}" -f -o "$rep" "${run[@]}" \
     > "$rep.log" 2>&1
   ncu -i "$rep.ncu-rep" --page raw --csv > "$rep.raw.csv" 2>&1
   ncu -i "$rep.ncu-rep" --page source --print-source sass --csv > "$rep.sass.csv" 2>&1
@@ -63,4 +67,5 @@ print("stall samples by opcode:", ", ".join(f"{op} {100 * v / total:.1f}%"
                                            for op, v in share.most_common(10)))
 PY
   rm -f "$rep.ncu-rep"
+  if [ "${KEEP_SASS:-0}" = 1 ]; then gzip -f "$rep.sass.csv"; fi
 done

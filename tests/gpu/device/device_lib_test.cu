@@ -912,33 +912,43 @@ void testExp2Poly() {
 }
 
 // warp::countKept and KeptCursor (kept.cuh) against the host: per warp a range [lo, hi) of a
-// random keep pattern; each warp counts its kept indices, then reads them by rank in order
-// (the kv loop's pattern), skipping ahead by 3, and backwards (a restart).
+// random keep pattern (0: skipped, 1: kept, 2: kept and marked); each warp counts its kept
+// indices, then reads them by rank in order (the kv loop's pattern, with each one's mark),
+// skipping ahead by 3, and backwards (a restart), then one rank past the end.
 __global__ void kKept(const int* keep, const int* ranges, int* out, int perWarp) {
   const int w = threadIdx.x / 32;
   const int lo = ranges[2 * w], hi = ranges[2 * w + 1];
-  auto test = [&](int j) { return keep[j] != 0; };
+  auto test = [&](int j, auto) -> unsigned {
+    return (keep[j] != 0 ? 1u : 0u) | (keep[j] == 2 ? 2u : 0u);
+  };
   int* o = out + w * perWarp;
-  const int n = metaattn::dev::warp::countKept(lo, hi, test);
-  metaattn::dev::KeptCursor inOrder(lo, hi), skipping(lo, hi), backwards(lo, hi);
+  metaattn::dev::KeptWindow<1> first;
+  const int n = metaattn::dev::warp::countKept<1, 2>(lo, hi, test, first);
+  metaattn::dev::KeptCursor<1, 2> inOrder(lo, hi, first), skipping(lo, hi, first),
+      backwards(lo, hi, first);
   int k = 1;
-  for (int r = 0; r < n; ++r)
+  for (int r = 0; r < n; ++r) {
     o[k++] = inOrder.at(r, test);
+    o[k++] = inOrder.mark(0) ? 1 : 0;
+  }
   for (int r = 0; r < n; r += 3)
     o[k++] = skipping.at(r, test);
   for (int r = n - 1; r >= 0; --r)
     o[k++] = backwards.at(r, test);
   o[k++] = inOrder.at(n, test); // past the end: hi
+  o[k++] = inOrder.at(n + 1, test);
   if ((threadIdx.x & 31) == 0)
     o[0] = n;
 }
 
 void testKept() {
-  const int warps = 6, len = 300, perWarp = 1 + 3 * len + 2;
+  const int warps = 6, len = 300, perWarp = 1 + 4 * len + 3;
   std::mt19937 rng(5);
   std::vector<int> keep(len);
   for (int j = 0; j < len; ++j)
-    keep[j] = j < 64 ? (rng() % 5 == 0) : j < 128 ? 1 : (rng() % 2); // sparse, dense, half
+    keep[j] = j < 64    ? (rng() % 5 == 0) * (1 + rng() % 2)
+              : j < 128 ? 2
+                        : (rng() % 3); // sparse, dense, mixed
   // Ranges: a long one, one shorter than a window, an empty one, one ending mid-window, one
   // starting mid-window, one of all-kept tiles.
   std::vector<int> ranges = {0, len, 5, 20, 40, 40, 0, 77, 33, 290, 64, 128};
@@ -957,16 +967,20 @@ void testKept() {
     const int n = (int)want.size();
     bad += o[0] != n;
     int k = 1;
-    for (int r = 0; r < n; ++r)
+    for (int r = 0; r < n; ++r) {
       bad += o[k++] != want[r];
+      bad += o[k++] != (keep[want[r]] == 2 ? 1 : 0);
+    }
     for (int r = 0; r < n; r += 3)
       bad += o[k++] != want[r];
     for (int r = n - 1; r >= 0; --r)
       bad += o[k++] != want[r];
     bad += o[k++] != hi;
+    bad += o[k++] != hi;
   }
-  report("warp::countKept and KeptCursor (in order, skipping, backwards, past the end)", bad == 0,
-         std::to_string(bad) + " wrong");
+  report("warp::countKept and KeptCursor (in order with marks, skipping, backwards, past the "
+         "end)",
+         bad == 0, std::to_string(bad) + " wrong");
 }
 
 __global__ void kSpecials(float* y) {

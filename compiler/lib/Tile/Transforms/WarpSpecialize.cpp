@@ -407,13 +407,33 @@ private:
     TileLoop tiles;
     if (persistent)
       tiles = openTileLoop();
-    for (Operation *op : plan.slice) {
-      auto id = dyn_cast<BlockIdOp>(op);
-      if (persistent && id)
-        mapping.map(id.getResult(), tiles.coords[id.getDim()]);
-      else
-        b.clone(*op, mapping);
+    // The slice's ops that the query tile's origin needs come first and its copy is issued
+    // before the rest: a kept list's count (a document mask's id bounds, one or more rounds
+    // of loads) then overlaps the query tile's load instead of delaying it.
+    llvm::SetVector<Operation *> forPrologue;
+    {
+      SmallVector<Value> worklist;
+      for (CopyOp copy : plan.prologueCopies)
+        llvm::append_range(worklist, copy.getSourceIndices());
+      llvm::DenseSet<Operation *> inSlice(plan.slice.begin(), plan.slice.end());
+      while (!worklist.empty()) {
+        Operation *def = worklist.pop_back_val().getDefiningOp();
+        if (def && inSlice.contains(def) && forPrologue.insert(def))
+          llvm::append_range(worklist, def->getOperands());
+      }
     }
+    auto cloneSlice = [&](bool prologue) {
+      for (Operation *op : plan.slice) {
+        if (forPrologue.contains(op) != prologue)
+          continue;
+        auto id = dyn_cast<BlockIdOp>(op);
+        if (persistent && id)
+          mapping.map(id.getResult(), tiles.coords[id.getDim()]);
+        else
+          b.clone(*op, mapping);
+      }
+    };
+    cloneSlice(/*prologue=*/true);
     if (persistent && prologueEmpty) // the consumers are done with the last tile's queries
       b.create<MbarrierWaitOp>(loc, prologueEmpty, idx(0), tileParity(tiles, 1));
     for (auto [copy, barrier] : llvm::zip(plan.prologueCopies, prologueBarriers)) {
@@ -426,6 +446,7 @@ private:
       b.create<TmaCopyOp>(loc, copy.getSource(), indices, copy.getDest(), barrier, slot,
                           *copy.getDims());
     }
+    cloneSlice(/*prologue=*/false);
     Value lo = mapping.lookupOrDefault(plan.loop.getLower());
     Value hi = mapping.lookupOrDefault(plan.loop.getUpper());
     // With a guard, each iteration evaluates the next one's (carried by the loop): the first
