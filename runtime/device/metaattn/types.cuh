@@ -102,6 +102,13 @@ template <class T> METAATTN_DEV void unpackPair(unsigned v, T& lo, T& hi) {
   hi.bits = (unsigned short)(v >> 16);
 }
 
+/// `c`, which the caller knows to be the same in every lane of its whole, converged warp
+/// (a tile kernel's scalars are uniform over the block), passed through a vote so that ptxas
+/// knows it too: a branch on it stays uniform, and the wgmma descriptors and shared addresses
+/// computed under it stay in uniform registers instead of being moved there before each wgmma
+/// (a document mask's kv loop branches on values read from memory).
+METAATTN_DEV bool warpUniform(bool c) { return __all_sync(0xffffffffu, c); }
+
 //===----------------------------------------------------------------------===//
 // TensorRef
 //===----------------------------------------------------------------------===//

@@ -47,7 +47,7 @@
 // CHECK: for (int
 // CHECK: const bool [[UNMASKED:v[0-9]+]] = kept{{[0-9]+}}.mark(0);
 // CHECK-NOT: metaattn_read_bounds
-// CHECK: if ([[UNMASKED]]) {
+// CHECK: if (metaattn::dev::warpUniform([[UNMASKED]])) {
 // CHECK-NOT: metaattn_read_bounds
 // CHECK: } else {
 // CHECK: int [[LO:v[0-9]+]], [[HI:v[0-9]+]];
@@ -78,7 +78,7 @@
 // SKIP-NEXT: int [[LO:v[0-9]+]], [[HI:v[0-9]+]];
 // SKIP-NEXT: metaattn_read_bounds_lean<int, 2, 2>(input1,
 // SKIP: metaattn::dev::mbar::wait(
-// SKIP-NEXT: if ([[KEEP:v[0-9]+]]) {
+// SKIP-NEXT: if (metaattn::dev::warpUniform([[KEEP:v[0-9]+]])) {
 // SKIP-NEXT: if ((threadIdx.x & 31) == 0) metaattn::dev::mbar::arriveExpectTx({{.*}}, 16384);
 // SKIP: if ((threadIdx.x & 31) == 0) metaattn::dev::tma::loadTile(
 // SKIP-NEXT: } else {

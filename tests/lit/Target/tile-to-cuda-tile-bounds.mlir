@@ -29,6 +29,13 @@
 // CHECK: -> unsigned {  // tile.kept_tiles
 // CHECK-NOT: metaattn_read_bounds<int>(input1,
 // CHECK: metaattn_read_pred<int>(input1_tile_bounds,
+// The loop's branches on the mark and on values read from memory are said to be uniform over
+// the warp (warpUniform: a vote), those in element loops are not.
+// CHECK: kept{{[0-9]+}}.at(
+// CHECK: if (metaattn::dev::warpUniform(v{{[0-9]+}})) {
+// CHECK: for (int e{{[0-9]+}} = 0;
+// CHECK-NOT: warpUniform
+// CHECK: }
 // CHECK-LABEL: tile.kernel @ids32_step0
 // CHECK: static __device__ __forceinline__ void metaattn_write(
 // CHECK: static_cast<T*>(t.data)[offset] = v;

@@ -384,7 +384,17 @@ LogicalResult Printer::printScf(Operation *op) {
         line() << var << " = " << name(value) << ";\n";
       return success();
     };
-    line() << "if (" << name(ifOp.getCondition()) << ") {\n";
+    // A branch of the block's scalar code (not an element's, in a tile.parallel, nor a
+    // lane's, in a tile.kept_tiles test) is taken alike by every lane of a warp: said so to
+    // ptxas where the condition is not evidently uniform to it (metaattn::dev::warpUniform).
+    bool blockScalar =
+        !op->getParentOfType<tile::ParallelOp>() && !op->getParentOfType<tile::KeptTilesOp>();
+    Operation *def = ifOp.getCondition().getDefiningOp();
+    bool constant = def && def->hasTrait<OpTrait::ConstantLike>();
+    if (blockScalar && !constant)
+      line() << "if (metaattn::dev::warpUniform(" << name(ifOp.getCondition()) << ")) {\n";
+    else
+      line() << "if (" << name(ifOp.getCondition()) << ") {\n";
     if (failed(printBranch(ifOp.getThenRegion())))
       return failure();
     if (!ifOp.getElseRegion().empty()) {
