@@ -1,35 +1,30 @@
 #!/usr/bin/env bash
 # The GPU work left after the thirty-third session, in one call, each part under a time limit
-# (together under the device tool's 10 minutes): document masks with the kv tiles' id bounds
-# from a pre-pass (the default since d3cbfae) checked against the oracle, under memcheck,
-# racecheck and synccheck, and timed against the in-kernel bounds of before
-# (--kv-tile-bounds=false) and our causal softmax (tests/gpu/run_documents.sh, S4k and S16k;
-# S1k below, where the persistent plan runs); then the custom-variant table
-# (benchmarks/bench_variants.py). Logs go into one archive; the tables are printed last.
+# (together under the device tool's 10 minutes): every variant file checked and the variants
+# below softmax timed, one document profiled (tests/gpu/limits.sh: one document is 0.89x our
+# causal softmax at B4 S4k with the pre-pass, the leaner cursor and warp-uniform branches; the
+# profile says what remains), the kept list against the per-tile form on the machine at hand
+# (tests/gpu/kept_cursor.sh), and the custom-variant table (benchmarks/bench_variants.py). The
+# session's figures are H100 ones: on the H200 this gives its first. Logs go into one archive;
+# the tables are printed last.
 #
-#   BIN=<dir with static metaattn-run and metaattn-variant> OUT=<dir> bash tests/gpu/pending.sh
+#   BIN=<dir with static metaattn-run, metaattn-variant, device_lib_test> OUT=<dir> \
+#     bash tests/gpu/pending.sh
 set -u
 BIN=${BIN:-build-static/bin}
 OUT=${OUT:-/tmp/metaattn-pending}
-mkdir -p "$OUT/doc"
+mkdir -p "$OUT"
 export METAATTN_CACHE_DIR=${METAATTN_CACHE_DIR:-/tmp/metaattn-cache}
 nvidia-smi -L | head -1 || { echo "no GPU"; exit 1; }
-timeout 330 env BIN="$BIN" OUT="$OUT/doc" RUN_OPTS="--kv-tile-bounds=false" \
-  bash tests/gpu/run_documents.sh > "$OUT/documents.txt" 2>&1
-B=$BIN/metaattn-run
-t() { r=$(timeout 60 "$@" --device=gpu --bench --no-check --iters=30 2>&1 | grep -o 'time: [0-9.e+-]* ms\|FAIL.*\|.*rror.*' | tr '\n' ' '); echo "${r:-TIMEOUT}"; }
-{
-  echo "softmax causal S1024 B16: $(t $B "$OUT/doc/sm128.mlir" --batch=16 --seq-q=1024)"
-  for d in 1 4 16; do
-    for x in "" "--kv-tile-bounds=false"; do
-      echo "docs=$d S1024 B16 $x: $(t $B "$OUT/doc/doc128.mlir" --batch=16 --seq-q=1024 --documents=$d $x)"
-    done
-  done
-} >> "$OUT/documents.txt" 2>&1
-timeout 150 python3 benchmarks/bench_variants.py --bin "$BIN" --csv "$OUT/variants.csv" \
+timeout 240 env BIN="$BIN" OUT="$OUT/lim" PROFILE="document_1" \
+  bash tests/gpu/limits.sh > "$OUT/limits.txt" 2>&1
+timeout 180 env BIN="$BIN" OUT="$OUT/kept" bash tests/gpu/kept_cursor.sh > "$OUT/kept.txt" 2>&1
+timeout 120 python3 benchmarks/bench_variants.py --bin "$BIN" --csv "$OUT/variants.csv" \
   > "$OUT/variants.txt" 2>&1
-(cd "$OUT" && tar czf logs.tgz doc 2>/dev/null && rm -rf doc)
-echo "== document masks: the pre-pass (default) against --kv-tile-bounds=false"
-cat "$OUT/documents.txt"
+(cd "$OUT" && tar czf logs.tgz lim kept 2>/dev/null && rm -rf lim kept)
+echo "== every variant file; the variants below softmax, one document profiled"
+grep -v "^PASS file" "$OUT/limits.txt"
+echo "== document masks: the kept list against --kept-tiles=false"
+cat "$OUT/kept.txt"
 echo "== custom variants"
 grep -A16 "^| variant" "$OUT/variants.txt"
