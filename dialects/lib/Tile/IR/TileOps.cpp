@@ -183,33 +183,33 @@ LogicalResult StageOp::verify() {
   return success();
 }
 
-LogicalResult ReadOp::verify() {
-  auto type = cast<GlobalTensorType>(getTensor().getType());
-  if (static_cast<int64_t>(getIndices().size()) != type.getRank())
-    return emitOpError() << "needs " << type.getRank() << " indices, found " << getIndices().size();
-  if (getResult().getType() != type.getElementType())
-    return emitOpError() << "result type must be the element type " << type.getElementType();
+/// The checks tile.read, tile.write and tile.read_bounds share: one index per dimension of the
+/// global tensor, and a scalar (`what`: the result or the value written) of its element type.
+static LogicalResult verifyElementAccess(Operation *op, Value tensor, ValueRange indices,
+                                         Type scalar, StringRef what) {
+  auto type = cast<GlobalTensorType>(tensor.getType());
+  if (static_cast<int64_t>(indices.size()) != type.getRank())
+    return op->emitOpError() << "needs " << type.getRank() << " indices, found " << indices.size();
+  if (scalar != type.getElementType())
+    return op->emitOpError() << what << " type must be the element type " << type.getElementType();
   return success();
+}
+
+LogicalResult ReadOp::verify() {
+  return verifyElementAccess(*this, getTensor(), getIndices(), getResult().getType(), "result");
 }
 
 LogicalResult WriteOp::verify() {
-  auto type = cast<GlobalTensorType>(getTensor().getType());
-  if (static_cast<int64_t>(getIndices().size()) != type.getRank())
-    return emitOpError() << "needs " << type.getRank() << " indices, found " << getIndices().size();
-  if (getValue().getType() != type.getElementType())
-    return emitOpError() << "value type must be the element type " << type.getElementType();
-  return success();
+  return verifyElementAccess(*this, getTensor(), getIndices(), getValue().getType(), "value");
 }
 
 LogicalResult ReadBoundsOp::verify() {
-  auto type = cast<GlobalTensorType>(getTensor().getType());
-  if (static_cast<int64_t>(getIndices().size()) != type.getRank())
-    return emitOpError() << "needs " << type.getRank() << " indices, found " << getIndices().size();
-  if (getAxis() >= type.getRank())
-    return emitOpError() << "axis " << getAxis() << " is not an axis of a rank-" << type.getRank()
+  if (failed(verifyElementAccess(*this, getTensor(), getIndices(), getMin().getType(), "result")))
+    return failure();
+  int64_t rank = cast<GlobalTensorType>(getTensor().getType()).getRank();
+  if (getAxis() >= rank)
+    return emitOpError() << "axis " << getAxis() << " is not an axis of a rank-" << rank
                          << " tensor";
-  if (getMin().getType() != type.getElementType())
-    return emitOpError() << "result type must be the element type " << type.getElementType();
   if (getMin().getType().isInteger(1))
     return emitOpError() << "needs integers wider than i1";
   return success();
