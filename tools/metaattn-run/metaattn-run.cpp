@@ -254,6 +254,13 @@ static cl::opt<bool> idBoundsOpt(
              "meet, unmasked inside one document (default true)"),
     cl::init(true));
 
+static cl::opt<bool> monotoneMaxOpt(
+    cl::cat(runCategory), "monotone-max",
+    cl::desc("with the score scale folded, a score c * y whose y is nondecreasing in the dot "
+             "product s (a soft cap's tanh): the row maximum is taken of s and mapped through "
+             "y's function once per row (default true)"),
+    cl::init(true));
+
 static cl::opt<bool> approxTanhOpt(
     cl::cat(runCategory), "approx-tanh",
     cl::desc("attention kernels compute tanh (a soft cap's) with tanh.approx.f32, one "
@@ -340,6 +347,7 @@ static int runMain(int argc, char **argv) {
   options.pipeline.keptTiles = keptTilesOpt;
   options.pipeline.kvTileBounds = kvTileBoundsOpt;
   options.pipeline.approxTanh = approxTanhOpt;
+  options.pipeline.monotoneMax = monotoneMaxOpt;
   options.pipeline.fuseCombine = fuseCombineOpt;
   options.pipeline.prefetchBounds = prefetchBoundsOpt;
   options.pipeline.skipLoads = skipLoadsOpt;

@@ -45,6 +45,7 @@ void metaattn::buildAttnToTilePipeline(OpPassManager &pm, const PipelineOptions 
   convert.precomputeGates = options.precomputeGates;
   convert.fusedChunks = options.chunkKernels == PipelineOptions::ChunkKernels::fused;
   convert.foldScoreScale = options.foldScoreScale;
+  convert.monotoneMax = options.monotoneMax;
   convert.dropRowTerms = options.dropRowTerms;
   convert.exp2Emulation = options.exp2Emulation;
   convert.idBounds = options.idBounds;
@@ -120,6 +121,8 @@ std::string metaattn::tuningArch(llvm::StringRef target, const PipelineOptions &
     arch += "+no-kv-tile-bounds";
   if (!options.approxTanh)
     arch += "+exact-tanh";
+  if (!options.monotoneMax)
+    arch += "+no-monotone-max";
   if (options.prefetchBounds)
     arch += "+prefetch-bounds";
   if (options.skipLoads)
@@ -189,6 +192,12 @@ struct LowerPipelineOptions : public PassPipelineOptions<LowerPipelineOptions> {
       *this, "fold-score-scale",
       llvm::cl::desc("softmax-family attentions with a score y * c (c > 0; y the score or computed "
                      "from it): raw y, c folded into the exponent's fma (default true)"),
+      llvm::cl::init(true)};
+  Option<bool> monotoneMax{
+      *this, "monotone-max",
+      llvm::cl::desc("with fold-score-scale, a score y * c whose y is nondecreasing in the dot "
+                     "product s (a soft cap's tanh): the row maximum of s, mapped through y's "
+                     "function once per row (default true)"),
       llvm::cl::init(true)};
   Option<bool> pingpong{*this, "pingpong",
                         llvm::cl::desc("warp-specialised kernels: consumer warpgroups take "
@@ -277,6 +286,7 @@ void metaattn::registerMetaAttnPipelines() {
         options.chunkKernels = cl.fusedChunks ? PipelineOptions::ChunkKernels::fused
                                               : PipelineOptions::ChunkKernels::separate;
         options.foldScoreScale = cl.foldScoreScale;
+        options.monotoneMax = cl.monotoneMax;
         options.dropRowTerms = cl.dropRowTerms;
         options.exp2Emulation = cl.exp2Emulation;
         options.warpSpecialize = cl.warpSpecialize;

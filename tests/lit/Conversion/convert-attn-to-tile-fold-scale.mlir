@@ -1,4 +1,6 @@
-// RUN: metaattn-opt %s -attn-mask-analysis -attn-online-normalize -convert-attn-to-tile="target=sm_90a" | FileCheck %s
+// The soft cap's maximum after its tanh (monotone-max off; convert-attn-to-tile-monotone-max.mlir
+// has the default, the maximum of the dot products).
+// RUN: metaattn-opt %s -attn-mask-analysis -attn-online-normalize -convert-attn-to-tile="target=sm_90a monotone-max=0" | FileCheck %s
 // RUN: metaattn-opt %s -attn-mask-analysis -attn-online-normalize -convert-attn-to-tile="target=sm_90a fold-score-scale=0" | FileCheck %s --check-prefix=OFF
 // Not on the mma.sync path (not timed there).
 // RUN: metaattn-opt %s -attn-mask-analysis -attn-online-normalize -convert-attn-to-tile="target=sm_90" | FileCheck %s --check-prefix=OFF

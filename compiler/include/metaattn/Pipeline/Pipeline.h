@@ -66,6 +66,11 @@ struct PipelineOptions {
   /// the exponent's fma (convert-attn-to-tile fold-score-scale; on by default: 4-14% faster
   /// for softmax on the H200 at D 64/128, even at D 256).
   bool foldScoreScale = true;
+  /// With the score scale folded, a kept score y computed from the dot product s by a
+  /// function g nondecreasing in it (a soft cap's tanh(s·k)): the row maximum is taken of s
+  /// and mapped through g once per row (max g(s) = g(max s)), so the element loop computes g
+  /// beside the maximum instead of before it (convert-attn-to-tile monotone-max).
+  bool monotoneMax = true;
   /// Softmax-family attentions whose score has a term of the query row alone (ALiBi's
   /// −slope·q): the element loop computes every row's scores at the block's first row, the
   /// row statistic adds the difference back (convert-attn-to-tile drop-row-terms). Off: ALiBi

@@ -193,6 +193,10 @@ private:
   /// additive term (PositiveScale: the raw score is y ± (u/c)·v).
   Value rawScore, rawTermU, rawTermV;
   bool rawTermSubtract = false;
+  /// The raw score y is g(s), g nondecreasing in the dot product s and the same over a tile
+  /// (TileConfig::monotoneMax applies): the scores are kept as s, their row maximum is taken
+  /// of s and mapped through g once per row, and the weights' loop computes g itself.
+  bool monotoneMax = false;
   /// The score's term of the query row alone (TileConfig::dropRowTerms applies): the element
   /// loop computes the score at the block's first row q0, and the maximum read by the
   /// finalizer moves by G(q) − G(q0).
@@ -223,6 +227,11 @@ private:
     Value y = mapping.lookupOrDefault(rawScore);
     return rawTermSubtract ? b.create<arith::SubFOp>(loc, y, term).getResult()
                            : b.create<arith::AddFOp>(loc, y, term).getResult();
+  }
+
+  /// g(s), the raw score of the dot product s (monotoneMax), for element (q, kv).
+  Value rawOfScore(Value s, Value q, Value kv) {
+    return inlineRegionValue(op.getScore(), regionArgs({s}, q, kv), rawScore);
   }
 
   /// `v` times the folded score scale (when there is one).
@@ -275,6 +284,43 @@ bool elementInvariant(Block &block, Value value) {
     return false;
   return llvm::all_of(def->getOperands(),
                       [&](Value operand) { return elementInvariant(block, operand); });
+}
+
+/// Whether `value`, in the score region `block`, is a nondecreasing function of the score
+/// (the block's first argument) that is the same for every element of a tile: built from it
+/// by ops nondecreasing in one operand (tanh, exp, a term added or subtracted, a product with
+/// or a quotient by a positive constant, a maximum or minimum) whose other operands are the
+/// same over a tile. Then the largest of a row's values is the value of its largest score.
+bool monotoneInScore(Block &block, Value value) {
+  if (value == block.getArgument(0))
+    return true;
+  Operation *def = value.getDefiningOp();
+  if (!def || def->getBlock() != &block)
+    return false;
+  auto invariant = [&](Value v) { return elementInvariant(block, v); };
+  auto positiveConstant = [](Value v) {
+    FloatAttr c;
+    return matchPattern(v, m_Constant(&c)) && c.getValueAsDouble() > 0 &&
+           std::isfinite(c.getValueAsDouble());
+  };
+  if (isa<math::TanhOp, math::ExpOp, math::Exp2Op>(def))
+    return monotoneInScore(block, def->getOperand(0));
+  if (isa<arith::SubFOp>(def))
+    return invariant(def->getOperand(1)) && monotoneInScore(block, def->getOperand(0));
+  if (isa<arith::DivFOp>(def))
+    return positiveConstant(def->getOperand(1)) && monotoneInScore(block, def->getOperand(0));
+  bool commutative =
+      isa<arith::AddFOp, arith::MaximumFOp, arith::MinimumFOp, arith::MaxNumFOp, arith::MinNumFOp>(
+          def);
+  if (!commutative && !isa<arith::MulFOp>(def))
+    return false;
+  for (unsigned i = 0; i < 2; ++i) {
+    Value other = def->getOperand(1 - i);
+    if ((commutative ? invariant(other) : positiveConstant(other)) &&
+        monotoneInScore(block, def->getOperand(i)))
+      return true;
+  }
+  return false;
 }
 
 std::optional<PositiveScale> positiveScoreScale(attn::OnlineAttentionOp op) {
@@ -468,7 +514,7 @@ void KernelBuilder::buildLoopBody(Value j, Value unmasked) {
       s = inlineRegion(op.getScore(), regionArgs({s}, qScore, kv)).front();
     else if (rawTermU)
       s = inlineRawScoreWithTerm(regionArgs({s}, qScore, kv));
-    else if (rawScore != op.getScore().getArgument(0))
+    else if (rawScore != op.getScore().getArgument(0) && !monotoneMax)
       s = inlineRegionValue(op.getScore(), regionArgs({s}, qScore, kv), rawScore);
     if (op.hasShift()) {
       Value x = inlineRegion(op.getShift(), regionArgs({s}, q, kv)).front();
@@ -487,13 +533,22 @@ void KernelBuilder::buildLoopBody(Value j, Value unmasked) {
   }
 
   if (op.hasShift()) {
-    // m_new = max(m, rowmax(x)); rescale factors exp(d·(m - m_new)).
-    b.create<CopyOp>(loc, rowMax, ValueRange{}, rowMaxNew, ValueRange{}, nullptr, false);
+    // m_new = max(m, rowmax(x)); rescale factors exp(d·(m - m_new)). With monotoneMax the
+    // tile's maximum is of the dot products s, and m_new = max(m, g(rowmax(s))).
+    if (!monotoneMax)
+      b.create<CopyOp>(loc, rowMax, ValueRange{}, rowMaxNew, ValueRange{}, nullptr, false);
     b.create<ReduceOp>(loc, ReduceKind::max, shiftInPlace ? scores : shiftInput, rowMaxNew,
-                       /*accumulate=*/true);
+                       /*accumulate=*/!monotoneMax);
     SmallVector<Value> ivs;
     ParallelOp par = beginParallel({bm}, ivs);
     Value mOld = load(rowMax, ivs), mNew = load(rowMaxNew, ivs);
+    if (monotoneMax) {
+      // A row with no kept score in the tile keeps -inf (g(-inf) is finite for a soft cap).
+      Value none = b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OEQ, mNew, negInf());
+      Value mapped = rawOfScore(mNew, add(q0, ivs[0]), kv0);
+      mapped = b.create<arith::SelectOp>(loc, none, negInf(), mapped);
+      mNew = b.create<arith::MaximumFOp>(loc, mOld, mapped);
+    }
     Value empty = b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OEQ, mNew, negInf());
     Value mUse = b.create<arith::SelectOp>(loc, empty, f32(0.0), mNew);
     Value delta = scaled(b.create<arith::SubFOp>(loc, mOld, mUse));
@@ -525,7 +580,10 @@ void KernelBuilder::buildLoopBody(Value j, Value unmasked) {
     SmallVector<Value> ivs;
     ParallelOp par = beginParallel({bm, bn}, ivs);
     Value q = add(q0, ivs[0]), kv = add(kv0, ivs[1]);
-    Value s = scaled(load(scores, ivs));
+    Value s = load(scores, ivs);
+    if (monotoneMax)
+      s = rawOfScore(s, q, kv);
+    s = scaled(s);
     Value m = op.hasShift() ? scaled(load(rowMaxNew, ivs[0])) : f32(0.0);
     SmallVector<Value> values = inlineRegion(op.getElementwise(), regionArgs({s, m}, q, kv));
     // The weights exp(s − m) may take the FMA pipe's 2^x for part of the elements
@@ -539,8 +597,9 @@ void KernelBuilder::buildLoopBody(Value j, Value unmasked) {
             if (isa<math::ExpOp>(exp))
               exp->setAttr(kExp2EmulationAttr, b.getI64IntegerAttr(cfg.exp2Emulation));
     // Masked scores were stored as -inf above; where the weights are 0 there anyway
-    // (softmax), the mask is not evaluated a second time.
-    bool maskedByScore = shiftInPlace && !keptFlags && maskedScoresVanish;
+    // (softmax), the mask is not evaluated a second time. (Not with monotoneMax: g maps a
+    // masked score's -inf to a finite value, a soft cap's to -1.)
+    bool maskedByScore = shiftInPlace && !keptFlags && maskedScoresVanish && !monotoneMax;
     Value keep = maskedByScore ? Value() : keepValue(partial, q, kv);
     if (keep)
       for (Value &v : values)
@@ -826,6 +885,10 @@ FailureOr<KernelOp> KernelBuilder::build(StringRef name) {
     if (cfg.dropRowTerms && shiftInPlace && op.getShiftInit().empty() &&
         weightsOfDifference(op.getElementwise()))
       rowTerms = RowTermSplit::analyse(op.getScore(), inputAxes());
+    // The maximum of g(s) over a row is g of the row's largest s.
+    monotoneMax = cfg.monotoneMax && scoreScale && !rawTermU && !rowTerms &&
+                  rawScore != op.getScore().getArgument(0) &&
+                  monotoneInScore(op.getScore().front(), rawScore);
     if (!shiftInPlace)
       shiftInput = alloc({bm, bn}, f32Type, MemorySpace::fragment);
     rowMax = alloc({bm}, f32Type, MemorySpace::fragment);

@@ -201,6 +201,7 @@ struct ConvertAttnToTilePass : public metaattn::impl::ConvertAttnToTileBase<Conv
     // Timed on sm_90a only (4-14% faster); on the mma.sync path it costs the D128 GQA kernel
     // a register over ptxas's choice (a 4-byte spill) with no measurement to weigh it against.
     config.foldScoreScale = foldScoreScale && target.wgmma;
+    config.monotoneMax = monotoneMax;
     // As the score scale: on the mma.sync path ALiBi's kernel (H16 D128 causal, sm_80) took a
     // 4-byte spill with it, and nothing is timed there to weigh that against.
     config.dropRowTerms = dropRowTerms && target.wgmma;

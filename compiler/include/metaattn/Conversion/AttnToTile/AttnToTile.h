@@ -33,6 +33,10 @@ struct TileConfig {
   /// apply c where the maximum and the scores are used, so that exp(c·y − c·m) is one fma per
   /// element (no multiplication by c in the score loop).
   bool foldScoreScale = true;
+  /// With foldScoreScale, a raw score y = g(s) with g nondecreasing in the dot product s and
+  /// the same over a tile (a soft cap's tanh(s·k)): the row maximum is of s, mapped through g
+  /// once per row, and g is computed in the weights' loop after it (monotoneInScore).
+  bool monotoneMax = true;
   /// A softmax whose score splits as F(s, kv, ...) + G(q) (RowTermSplit, ALiBi): compute
   /// every row's scores at the block's first row q0 (the weights exp(x − max x) do not change
   /// when a row's scores move together) and add G(q) − G(q0) back to the row maximum that the

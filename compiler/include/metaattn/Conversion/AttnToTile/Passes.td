@@ -95,6 +95,10 @@ def ConvertAttnToTile : Pass<"convert-attn-to-tile", "::mlir::ModuleOp"> {
            "attn.attention with a score y * c (c > 0; y the score s, or computed from it as a "
            "soft cap's tanh) and the score as its shift: raw y, c applied with the maximum (one "
            "fma per exponent); wgmma targets only">,
+    Option<"monotoneMax", "monotone-max", "bool", "true",
+           "with fold-score-scale, a score y * c whose y is computed from s by a function "
+           "nondecreasing in it (a soft cap's tanh(s * k)): the row maximum is taken of s and "
+           "mapped through that function once per row">,
     Option<"dropRowTerms", "drop-row-terms", "bool", "false",
            "attn.attention with the score as its shift and weights of s - m: a score term of "
            "the query row alone (ALiBi's slope * q) is computed at the block's first row, and "

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Softcap's row maximum taken of the dot products and mapped through its tanh once per row
+# (convert-attn-to-tile monotone-max, the default) against the maximum of the tanh's values
+# (--monotone-max=false): both checked against the oracle (causal at B:Sq:Skv 2:1025:1025,
+# 1:1:1, 3:130:77 and 1:2049:2049, not causal at 2:333:200), the default under
+# compute-sanitizer memcheck, then H16 D128 causal bf16 timed at B4 S4k and B1 S16k beside our
+# causal softmax, three interleaved repetitions. A table last.
+#   BIN=<dir with static metaattn-run, metaattn-variant> OUT=<dir> bash tests/gpu/monotone_max.sh
+set -u
+BIN=${BIN:-build-static/bin}
+OUT=${OUT:-/tmp/metaattn-monotone-max}
+mkdir -p "$OUT"
+export METAATTN_CACHE_DIR=${METAATTN_CACHE_DIR:-/tmp/metaattn-cache}
+source "$(dirname "${BASH_SOURCE[0]}")/lib/timing.sh"
+RUN=$BIN/metaattn-run
+for v in softmax softcap; do
+  "$BIN/metaattn-variant" $v --heads=16 --dim=128 --causal --name=f > "$OUT/$v.mlir"
+done
+"$BIN/metaattn-variant" softcap --heads=16 --dim=128 --name=f > "$OUT/softcap_full.mlir"
+for opts in "" "--monotone-max=false"; do
+  for shape in 2:1025:1025 1:1:1 3:130:77 1:2049:2049 full:2:333:200; do
+    file=softcap
+    [[ $shape == full:* ]] && { file=softcap_full; shape=${shape#full:}; }
+    IFS=':' read -r nb sq skv <<< "$shape"
+    log="$OUT/check_${file}_${sq}x$skv${opts:+_off}.log"
+    # shellcheck disable=SC2086 # the options are words
+    if timeout 90 "$RUN" "$OUT/$file.mlir" --device=gpu --batch="$nb" --seq-q="$sq" \
+         --seq-kv="$skv" $opts > "$log" 2>&1; then r=PASS; else r=FAIL; fi
+    echo "$r $file B$nb ${sq}x$skv ${opts:-(default)}: $(grep -o 'max |err| [0-9.e+-]*' "$log" | head -1)"
+  done
+done
+if command -v compute-sanitizer > /dev/null; then
+  timeout 120 compute-sanitizer --tool memcheck "$RUN" "$OUT/softcap.mlir" --device=gpu \
+    --batch=1 --seq-q=300 > "$OUT/memcheck.log" 2>&1
+  echo "memcheck softcap: exit $?, $(grep 'ERROR SUMMARY' "$OUT/memcheck.log")"
+fi
+cases=("softmax S4k|softmax|4|4096|" "softcap S4k|softcap|4|4096|"
+       "softcap S4k max-of-tanh|softcap|4|4096|--monotone-max=false"
+       "softmax S16k|softmax|1|16384|" "softcap S16k|softcap|1|16384|"
+       "softcap S16k max-of-tanh|softcap|1|16384|--monotone-max=false")
+declare -A ms
+for rep in 1 2 3; do
+  for x in "${cases[@]}"; do
+    IFS='|' read -r name v nb s opts <<< "$x"
+    # shellcheck disable=SC2086
+    ms["$name|$rep"]=$(bench_ms "$BIN" "$OUT/$v.mlir" --batch="$nb" --seq-q="$s" $opts)
+  done
+done
+printf '%-26s %8s %8s %8s %11s\n' case "ms" "(rep 2)" "(rep 3)" "softmax/x"
+for x in "${cases[@]}"; do
+  IFS='|' read -r name v nb s opts <<< "$x"
+  base="softmax S$((s / 1024))k"
+  r=$(awk -v a="${ms[$base|1]}" -v b="${ms[$base|2]}" -v c="${ms[$base|3]}" \
+    -v d="${ms[$name|1]}" -v e="${ms[$name|2]}" -v f="${ms[$name|3]}" \
+    'BEGIN { if (d + e + f > 0) printf "%.3f", (a + b + c) / (d + e + f) }')
+  printf '%-26s %8s %8s %8s %11s\n' "$name" "${ms[$name|1]}" "${ms[$name|2]}" "${ms[$name|3]}" "$r"
+done
