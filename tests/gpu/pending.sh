@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# The GPU work of the thirty-fourth session, in one call, each part under a time limit
-# (together under the device tool's 10 minutes): softcap's maximum of the dot products against
-# the maximum after its tanh (tests/gpu/monotone_max.sh: checks, memcheck, interleaved timing at
-# B4 S4k and B1 S16k), every variant file checked and the variants below softmax timed with
-# softmax, softcap and one document profiled (tests/gpu/limits.sh; the per-instruction stall
-# samples kept), and the custom-variant table
-# (benchmarks/bench_variants.py). Logs go into one archive; the tables are printed last.
+# The GPU work left after the thirty-fourth session, in one call, each part under a time limit
+# (together under the device tool's 10 minutes), for the H200 (the session's figures are H100
+# ones): a soft cap under a document mask and a window (@combo of
+# tests/lit/Conversion/convert-attn-to-tile-monotone-max.mlir)
+# checked against the oracle, softcap's maximum of the dot products against the maximum after
+# its tanh (tests/gpu/monotone_max.sh: checks, memcheck, interleaved timing at B4 S4k and B1
+# S16k), every variant file checked and the variants below softmax timed
+# (tests/gpu/limits.sh, PROFILE names cases to profile, default none), and the custom-variant
+# table (benchmarks/bench_variants.py). Logs go into one archive; the tables are printed last.
 #
 #   BIN=<dir with static metaattn-run, metaattn-variant> OUT=<dir> bash tests/gpu/pending.sh
 set -u
@@ -14,15 +16,24 @@ OUT=${OUT:-/tmp/metaattn-pending}
 mkdir -p "$OUT"
 export METAATTN_CACHE_DIR=${METAATTN_CACHE_DIR:-/tmp/metaattn-cache}
 nvidia-smi -L | head -1 || { echo "no GPU"; exit 1; }
+combo=tests/lit/Conversion/convert-attn-to-tile-monotone-max.mlir
+for shape in 1:1:1:1 2:129:65:1 2:200:333:3 1:1025:1025:4; do
+  IFS=':' read -r nb sq skv docs <<< "$shape"
+  r=$(timeout 90 "$BIN/metaattn-run" "$combo" --function=combo --device=gpu --batch="$nb" \
+    --seq-q="$sq" --seq-kv="$skv" --documents="$docs" 2>&1 | grep -E '^PASS|^FAIL|rror' | head -1)
+  echo "softcap + documents + window B$nb ${sq}x$skv, $docs documents: ${r:-no result}"
+done > "$OUT/combo.txt"
 timeout 140 env BIN="$BIN" OUT="$OUT/mono" bash tests/gpu/monotone_max.sh > "$OUT/mono.txt" 2>&1
-timeout 290 env BIN="$BIN" OUT="$OUT/lim" PROFILE="softmax softcap document_1" KEEP_SASS=1 \
+timeout 290 env BIN="$BIN" OUT="$OUT/lim" PROFILE="${PROFILE:-0}" KEEP_SASS=1 \
   bash tests/gpu/limits.sh > "$OUT/limits.txt" 2>&1
 timeout 120 python3 benchmarks/bench_variants.py --bin "$BIN" --csv "$OUT/variants.csv" \
   > "$OUT/variants.txt" 2>&1
 (cd "$OUT" && tar czf logs.tgz mono lim 2>/dev/null && rm -rf mono lim)
+echo "== a soft cap under a document mask and a window"
+cat "$OUT/combo.txt"
 echo "== softcap: monotone-max against the maximum after the tanh"
 cat "$OUT/mono.txt"
-echo "== every variant file; the variants below softmax, softcap and one document profiled"
+echo "== every variant file; the variants below softmax"
 grep -v "^PASS file" "$OUT/limits.txt"
 echo "== custom variants"
 grep -A16 "^| variant" "$OUT/variants.txt"

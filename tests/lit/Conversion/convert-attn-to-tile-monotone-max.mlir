@@ -12,6 +12,10 @@
 // RUN: metaattn-run %s --device=cpu --function=positional --batch=1 --seq-q=77 --seq-kv=200 | FileCheck %s --check-prefix=RAN
 // RUN: metaattn-run %S/../../../frontend/variants/softcap.mlir --device=cpu --batch=1 --seq-q=129 --seq-kv=129 | FileCheck %s --check-prefix=RAN
 // RUN: metaattn-run %S/../../../frontend/variants/softcap.mlir --device=cpu --monotone-max=false --batch=1 --seq-q=129 --seq-kv=129 | FileCheck %s --check-prefix=RAN
+// A soft cap under a document mask and a 100-key window (causal), so that the weights' loop
+// masks partial tiles by reading ids, with one and three documents:
+// RUN: metaattn-run %s --device=cpu --function=combo --documents=1 --batch=2 --seq-q=129 --seq-kv=65 | FileCheck %s --check-prefix=RAN
+// RUN: metaattn-run %s --device=cpu --function=combo --documents=3 --batch=2 --seq-q=200 --seq-kv=333 | FileCheck %s --check-prefix=RAN
 // RAN-NOT: FAIL
 // RAN: PASS
 
@@ -61,6 +65,10 @@
 // CHECK: math.tanh
 // CHECK: tile.reduce max %{{.*}} to %{{.*}} {accumulate}
 // CHECK-NOT: arith.maximumf
+// Under a document mask: the same form; the weights' loop masks partial tiles again.
+// CHECK-LABEL: tile.kernel @combo
+// CHECK: tile.reduce max %{{.*}} to %{{.*}} :
+// CHECK: arith.maximumf
 // Off: the tanh in the score loop, the maximum accumulated.
 // OFF-LABEL: tile.kernel @capped
 // OFF: tile.gemm
@@ -195,4 +203,39 @@ func.func @positional(%q: tensor<?x?x4x64xbf16>, %k: tensor<?x?x4x64xbf16>, %v: 
       attn.normalize %w, %z : f32, f32
     } : tensor<?x?x4x64xbf16>, tensor<?x?x4x64xbf16>, tensor<?x?x4x64xbf16> -> tensor<?x?x4x64xbf16>, tensor<?x4x?xf32>
   return %o, %l : tensor<?x?x4x64xbf16>, tensor<?x4x?xf32>
+}
+
+// A soft cap with a document mask and a sliding window of 100 keys (causal).
+func.func @combo(%arg0: tensor<?x?x4x64xbf16>, %arg1: tensor<?x?x2x64xbf16>, %arg2: tensor<?x?x2x64xbf16>, %arg3: tensor<?x?xi32>, %arg4: tensor<?x?xi32>) -> (tensor<?x?x4x64xbf16>, tensor<?x4x?xf32>) {
+  %output, %lse = attn.attention %arg0, %arg1, %arg2 inputs(%arg3, %arg4 : tensor<?x?xi32>, tensor<?x?xi32>) score {
+  ^bb0(%s: f32, %b: index, %h: index, %qi: index, %ki: index, %sq: index, %skv: index, %iq: i32, %ik: i32):
+    %k0 = arith.constant 0.0025 : f32
+    %a = arith.mulf %s, %k0 : f32
+    %t = math.tanh %a : f32
+    %c = arith.constant 50.0 : f32
+    %r = arith.mulf %c, %t : f32
+    attn.yield %r : f32
+  } mask {
+  ^bb0(%b: index, %h: index, %qi: index, %ki: index, %sq: index, %skv: index, %iq: i32, %ik: i32):
+    %0 = arith.index_cast %ik : i32 to index
+    %1 = arith.index_cast %iq : i32 to index
+    %2 = arith.cmpi eq, %1, %0 : index
+    %3 = arith.subi %skv, %sq : index
+    %4 = arith.addi %qi, %3 : index
+    %5 = arith.cmpi sle, %ki, %4 : index
+    %c100 = arith.constant 100 : index
+    %6 = arith.subi %4, %c100 : index
+    %7 = arith.cmpi sgt, %ki, %6 : index
+    %8 = arith.andi %2, %5 : i1
+    %9 = arith.andi %8, %7 : i1
+    attn.yield %9 : i1
+  } normalizer {
+  ^bb0(%s: f32, %b: index, %h: index, %qi: index, %ki: index, %sq: index, %skv: index, %iq: i32, %ik: i32):
+    %0 = attn.row_reduce  max %s : f32
+    %1 = arith.subf %s, %0 : f32
+    %2 = math.exp %1 : f32
+    %3 = attn.row_reduce  sum %2 : f32
+    attn.normalize %2, %3 : f32, f32
+  } {input_dims = ["b,q", "b,kv"]} : tensor<?x?x4x64xbf16>, tensor<?x?x2x64xbf16>, tensor<?x?x2x64xbf16> -> tensor<?x?x4x64xbf16>, tensor<?x4x?xf32>
+  return %output, %lse : tensor<?x?x4x64xbf16>, tensor<?x4x?xf32>
 }
