@@ -23,8 +23,8 @@ for shape in 1:1:1:1 2:129:65:1 2:200:333:3 1:1025:1025:4; do
     --seq-q="$sq" --seq-kv="$skv" --documents="$docs" 2>&1 | grep -E '^PASS|^FAIL|rror' | head -1)
   echo "softcap + documents + window B$nb ${sq}x$skv, $docs documents: ${r:-no result}"
 done > "$OUT/combo.txt"
-timeout 140 env BIN="$BIN" OUT="$OUT/mono" bash tests/gpu/monotone_max.sh > "$OUT/mono.txt" 2>&1
-timeout 290 env BIN="$BIN" OUT="$OUT/lim" PROFILE="${PROFILE:-0}" KEEP_SASS=1 \
+timeout 200 env BIN="$BIN" OUT="$OUT/mono" bash tests/gpu/monotone_max.sh > "$OUT/mono.txt" 2>&1
+timeout 230 env BIN="$BIN" OUT="$OUT/lim" PROFILE="${PROFILE:-0}" KEEP_SASS=1 \
   bash tests/gpu/limits.sh > "$OUT/limits.txt" 2>&1
 timeout 120 python3 benchmarks/bench_variants.py --bin "$BIN" --csv "$OUT/variants.csv" \
   > "$OUT/variants.txt" 2>&1
