@@ -9,24 +9,30 @@
 # (tests/gpu/limits.sh, PROFILE names cases to profile, default none), and the custom-variant
 # table (benchmarks/bench_variants.py). Logs go into one archive; the tables are printed last.
 #
-#   BIN=<dir with static metaattn-run, metaattn-variant> OUT=<dir> bash tests/gpu/pending.sh
+# PARTS picks parts (default "combo mono limits variants").
+#
+#   BIN=<dir with static metaattn-run, metaattn-variant> OUT=<dir> [PARTS="combo mono"] \
+#     bash tests/gpu/pending.sh
 set -u
 BIN=${BIN:-build-static/bin}
 OUT=${OUT:-/tmp/metaattn-pending}
 mkdir -p "$OUT"
 export METAATTN_CACHE_DIR=${METAATTN_CACHE_DIR:-/tmp/metaattn-cache}
 nvidia-smi -L | head -1 || { echo "no GPU"; exit 1; }
+PARTS=" ${PARTS:-combo mono limits variants} "
+part() { [[ $PARTS == *" $1 "* ]]; }
+touch "$OUT/combo.txt" "$OUT/mono.txt" "$OUT/limits.txt" "$OUT/variants.txt"
 combo=tests/lit/Conversion/convert-attn-to-tile-monotone-max.mlir
-for shape in 1:1:1:1 2:129:65:1 2:200:333:3 1:1025:1025:4; do
+part combo && for shape in 1:1:1:1 2:129:65:1 2:200:333:3 1:1025:1025:4; do
   IFS=':' read -r nb sq skv docs <<< "$shape"
   r=$(timeout 90 "$BIN/metaattn-run" "$combo" --function=combo --device=gpu --batch="$nb" \
     --seq-q="$sq" --seq-kv="$skv" --documents="$docs" 2>&1 | grep -E '^PASS|^FAIL|rror' | head -1)
   echo "softcap + documents + window B$nb ${sq}x$skv, $docs documents: ${r:-no result}"
 done > "$OUT/combo.txt"
-timeout 200 env BIN="$BIN" OUT="$OUT/mono" bash tests/gpu/monotone_max.sh > "$OUT/mono.txt" 2>&1
-timeout 230 env BIN="$BIN" OUT="$OUT/lim" PROFILE="${PROFILE:-0}" KEEP_SASS=1 \
+part mono && timeout 200 env BIN="$BIN" OUT="$OUT/mono" bash tests/gpu/monotone_max.sh > "$OUT/mono.txt" 2>&1
+part limits && timeout 230 env BIN="$BIN" OUT="$OUT/lim" PROFILE="${PROFILE:-0}" KEEP_SASS=1 \
   bash tests/gpu/limits.sh > "$OUT/limits.txt" 2>&1
-timeout 120 python3 benchmarks/bench_variants.py --bin "$BIN" --csv "$OUT/variants.csv" \
+part variants && timeout 120 python3 benchmarks/bench_variants.py --bin "$BIN" --csv "$OUT/variants.csv" \
   > "$OUT/variants.txt" 2>&1
 (cd "$OUT" && tar czf logs.tgz mono lim 2>/dev/null && rm -rf mono lim)
 echo "== a soft cap under a document mask and a window"
