@@ -12,7 +12,7 @@ BIN=${BIN:-build-static/bin}
 OUT=${OUT:-/tmp/metaattn-monotone-max}
 mkdir -p "$OUT"
 export METAATTN_CACHE_DIR=${METAATTN_CACHE_DIR:-/tmp/metaattn-cache}
-source "$(dirname "${BASH_SOURCE[0]}")/lib/timing.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/lib/runs.sh"
 RUN=$BIN/metaattn-run
 for v in softmax softcap; do
   "$BIN/metaattn-variant" $v --heads=16 --dim=128 --causal --name=f > "$OUT/$v.mlir"
@@ -27,11 +27,9 @@ for opts in "" "--monotone-max=false"; do
     [[ $shape == full:* ]] && { file=softcap_full; shape=${shape#full:}; }
     [[ $shape == d*:* ]] && { file=softcap_${shape%%:*}; shape=${shape#*:}; }
     IFS=':' read -r nb sq skv <<< "$shape"
-    log="$OUT/check_${file}_${sq}x$skv${opts:+_off}.log"
     # shellcheck disable=SC2086 # the options are words
-    if timeout 90 "$RUN" "$OUT/$file.mlir" --device=gpu --batch="$nb" --seq-q="$sq" \
-         --seq-kv="$skv" $opts > "$log" 2>&1; then r=PASS; else r=FAIL; fi
-    echo "$r $file B$nb ${sq}x$skv ${opts:-(default)}: $(grep -o 'max |err| [0-9.e+-]*' "$log" | head -1)"
+    check_run "$file B$nb ${sq}x$skv ${opts:-(default)}" "$OUT/check_${file}_${sq}x$skv${opts:+_off}.log" \
+      "$BIN" "$OUT/$file.mlir" --batch="$nb" --seq-q="$sq" --seq-kv="$skv" $opts
   done
 done
 if command -v compute-sanitizer > /dev/null; then

@@ -11,7 +11,7 @@ BIN=${BIN:-build-static/bin}
 OUT=${OUT:-/tmp/metaattn-variant-options}
 mkdir -p "$OUT"
 export METAATTN_CACHE_DIR=${METAATTN_CACHE_DIR:-/tmp/metaattn-cache}
-source "$(dirname "${BASH_SOURCE[0]}")/lib/timing.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/lib/runs.sh"
 default_cases="softmax|softmax|;softmax 3 stages|softmax|--stages=3"
 default_cases+=";softcap|softcap|;softcap 3 stages|softcap|--stages=3"
 default_cases+=";softcap exp2-emul 2|softcap|--exp2-emulation=2"
@@ -27,11 +27,9 @@ for c in "${cases[@]}"; do
     "$BIN/metaattn-variant" "$variant" --heads=16 --dim=128 --causal --name=f > "$OUT/$variant.mlir"
   for shape in 2:1025 3:130:77; do
     IFS=':' read -r nb sq skv <<< "$shape"
-    log="$OUT/check_${name// /_}_${sq}.log"
     # shellcheck disable=SC2086 # the case's options are words
-    if timeout 90 "$BIN/metaattn-run" "$OUT/$variant.mlir" --device=gpu --batch="$nb" --seq-q="$sq" \
-         --seq-kv="${skv:-$sq}" $opts > "$log" 2>&1; then r=PASS; else r=FAIL; fi
-    echo "$r $name B$nb ${sq}x${skv:-$sq}: $(grep -o 'max |err| [0-9.e+-]*' "$log" | head -1)"
+    check_run "$name B$nb ${sq}x${skv:-$sq}" "$OUT/check_${name// /_}_${sq}.log" "$BIN" \
+      "$OUT/$variant.mlir" --batch="$nb" --seq-q="$sq" --seq-kv="${skv:-$sq}" $opts
   done
 done
 declare -A ms
