@@ -9,7 +9,8 @@
 # (tests/gpu/limits.sh, PROFILE names cases to profile, default none), and the custom-variant
 # table (benchmarks/bench_variants.py). Logs go into one archive; the tables are printed last.
 #
-# PARTS picks parts (default "combo mono limits variants").
+# PARTS picks parts (default "combo mono limits variants"; "stages" adds tests/gpu/stages.sh,
+# three kv stages against the model's two for softmax over the grid's D64/D128 shapes).
 #
 #   BIN=<dir with static metaattn-run, metaattn-variant> OUT=<dir> [PARTS="combo mono"] \
 #     bash tests/gpu/pending.sh
@@ -21,7 +22,7 @@ export METAATTN_CACHE_DIR=${METAATTN_CACHE_DIR:-/tmp/metaattn-cache}
 nvidia-smi -L | head -1 || { echo "no GPU"; exit 1; }
 PARTS=" ${PARTS:-combo mono limits variants} "
 part() { [[ $PARTS == *" $1 "* ]]; }
-touch "$OUT/combo.txt" "$OUT/mono.txt" "$OUT/limits.txt" "$OUT/variants.txt"
+touch "$OUT/combo.txt" "$OUT/mono.txt" "$OUT/limits.txt" "$OUT/variants.txt" "$OUT/stages.txt"
 combo=tests/lit/Conversion/convert-attn-to-tile-monotone-max.mlir
 part combo && for shape in 1:1:1:1 2:129:65:1 2:200:333:3 1:1025:1025:4; do
   IFS=':' read -r nb sq skv docs <<< "$shape"
@@ -29,14 +30,18 @@ part combo && for shape in 1:1:1:1 2:129:65:1 2:200:333:3 1:1025:1025:4; do
     --seq-q="$sq" --seq-kv="$skv" --documents="$docs" 2>&1 | grep -E '^PASS|^FAIL|rror' | head -1)
   echo "softcap + documents + window B$nb ${sq}x$skv, $docs documents: ${r:-no result}"
 done > "$OUT/combo.txt"
+part stages && timeout 200 env BIN="$BIN" OUT="$OUT/stages" bash tests/gpu/stages.sh \
+  > "$OUT/stages.txt" 2>&1
 part mono && timeout 200 env BIN="$BIN" OUT="$OUT/mono" bash tests/gpu/monotone_max.sh > "$OUT/mono.txt" 2>&1
 part limits && timeout 230 env BIN="$BIN" OUT="$OUT/lim" PROFILE="${PROFILE:-0}" KEEP_SASS=1 \
   bash tests/gpu/limits.sh > "$OUT/limits.txt" 2>&1
 part variants && timeout 120 python3 benchmarks/bench_variants.py --bin "$BIN" --csv "$OUT/variants.csv" \
   > "$OUT/variants.txt" 2>&1
-(cd "$OUT" && tar czf logs.tgz mono lim 2>/dev/null && rm -rf mono lim)
+(cd "$OUT" && tar czf logs.tgz mono lim stages 2>/dev/null; rm -rf mono lim stages)
 echo "== a soft cap under a document mask and a window"
 cat "$OUT/combo.txt"
+echo "== three kv stages against two (softmax)"
+cat "$OUT/stages.txt"
 echo "== softcap: monotone-max against the maximum after the tanh"
 cat "$OUT/mono.txt"
 echo "== every variant file; the variants below softmax"
