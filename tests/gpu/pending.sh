@@ -9,8 +9,12 @@
 # (tests/gpu/limits.sh, PROFILE names cases to profile, default none), and the custom-variant
 # table (benchmarks/bench_variants.py). Logs go into one archive; the tables are printed last.
 #
-# PARTS picks parts (default "combo mono limits variants"; "stages" adds tests/gpu/stages.sh,
-# three kv stages against the model's two for softmax over the grid's D64/D128 shapes).
+# PARTS picks parts (default "mono d64 variants"; also "combo", "limits", and "stages" for
+# tests/gpu/stages.sh, three kv stages against the model's two for softmax over the grid's
+# D64/D128 shapes). "d64": softcap at D64 runs 0.72x our softmax (three consumer warpgroups
+# without gemm overlap, twice D128's special-function work per gemm flop); it times tile
+# options there (tests/gpu/variant_options.sh with DIM=64): two consumer warpgroups of 64 rows
+# with the gemm overlap, 64-wide kv tiles, three stages, the maximum after the tanh.
 #
 #   BIN=<dir with static metaattn-run, metaattn-variant> OUT=<dir> [PARTS="combo mono"] \
 #     bash tests/gpu/pending.sh
@@ -20,9 +24,10 @@ OUT=${OUT:-/tmp/metaattn-pending}
 mkdir -p "$OUT"
 export METAATTN_CACHE_DIR=${METAATTN_CACHE_DIR:-/tmp/metaattn-cache}
 nvidia-smi -L | head -1 || { echo "no GPU"; exit 1; }
-PARTS=" ${PARTS:-combo mono limits variants} "
+PARTS=" ${PARTS:-mono d64 variants} "
 part() { [[ $PARTS == *" $1 "* ]]; }
-touch "$OUT/combo.txt" "$OUT/mono.txt" "$OUT/limits.txt" "$OUT/variants.txt" "$OUT/stages.txt"
+touch "$OUT/combo.txt" "$OUT/mono.txt" "$OUT/limits.txt" "$OUT/variants.txt" "$OUT/stages.txt" \
+  "$OUT/d64.txt"
 combo=tests/lit/Conversion/convert-attn-to-tile-monotone-max.mlir
 part combo && for shape in 1:1:1:1 2:129:65:1 2:200:333:3 1:1025:1025:4; do
   IFS=':' read -r nb sq skv docs <<< "$shape"
@@ -32,16 +37,23 @@ part combo && for shape in 1:1:1:1 2:129:65:1 2:200:333:3 1:1025:1025:4; do
 done > "$OUT/combo.txt"
 part stages && timeout 200 env BIN="$BIN" OUT="$OUT/stages" bash tests/gpu/stages.sh \
   > "$OUT/stages.txt" 2>&1
+d64="softmax|softmax|;softmax bm128|softmax|--block-m=128 --warps=8;softcap|softcap|"
+d64+=";softcap bm128|softcap|--block-m=128 --warps=8;softcap bn64|softcap|--block-n=64"
+d64+=";softcap 3 stages|softcap|--stages=3;softcap max-of-tanh|softcap|--monotone-max=false"
+part d64 && timeout 200 env BIN="$BIN" OUT="$OUT/d64" DIM=64 CASES="$d64" \
+  bash tests/gpu/variant_options.sh > "$OUT/d64.txt" 2>&1
 part mono && timeout 200 env BIN="$BIN" OUT="$OUT/mono" bash tests/gpu/monotone_max.sh > "$OUT/mono.txt" 2>&1
 part limits && timeout 230 env BIN="$BIN" OUT="$OUT/lim" PROFILE="${PROFILE:-0}" KEEP_SASS=1 \
   bash tests/gpu/limits.sh > "$OUT/limits.txt" 2>&1
 part variants && timeout 120 python3 benchmarks/bench_variants.py --bin "$BIN" --csv "$OUT/variants.csv" \
   > "$OUT/variants.txt" 2>&1
-(cd "$OUT" && tar czf logs.tgz mono lim stages 2>/dev/null; rm -rf mono lim stages)
+(cd "$OUT" && tar czf logs.tgz mono lim stages d64 2>/dev/null; rm -rf mono lim stages d64)
 echo "== a soft cap under a document mask and a window"
 cat "$OUT/combo.txt"
 echo "== three kv stages against two (softmax)"
 cat "$OUT/stages.txt"
+echo "== softcap at D64: tile options"
+cat "$OUT/d64.txt"
 echo "== softcap: monotone-max against the maximum after the tanh"
 cat "$OUT/mono.txt"
 echo "== every variant file; the variants below softmax"

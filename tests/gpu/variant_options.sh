@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Tile and lowering options for the custom variants still below or near 0.9x our softmax
-# (softcap, ALiBi, softpick, one document), H16 D128 causal bf16 at B4 S4k and B1 S16k: each
+# (softcap, ALiBi, softpick, one document), H16 D128 (or DIM) causal bf16 at B4 S4k and B1 S16k: each
 # case checked against the oracle at B2 1025x1025 and B3 130x77, then timed with two
 # interleaved repetitions beside our causal softmax with the default options. A table last:
 # each case's time per shape and softmax's time over it.
+# DIM (default 128) sets the head dim, with 2048 / DIM heads.
 #   BIN=<dir with static metaattn-run, metaattn-variant> OUT=<dir> [CASES="name|variant|opts;..."] \
-#     bash tests/gpu/variant_options.sh
+#     [DIM=64] bash tests/gpu/variant_options.sh
 set -u
 BIN=${BIN:-build-static/bin}
 OUT=${OUT:-/tmp/metaattn-variant-options}
@@ -24,7 +25,8 @@ IFS=';' read -r -a cases <<< "${CASES:-$default_cases}"
 for c in "${cases[@]}"; do
   IFS='|' read -r name variant opts <<< "$c"
   [ -f "$OUT/$variant.mlir" ] ||
-    "$BIN/metaattn-variant" "$variant" --heads=16 --dim=128 --causal --name=f > "$OUT/$variant.mlir"
+    "$BIN/metaattn-variant" "$variant" --heads=$((2048 / ${DIM:-128})) --dim="${DIM:-128}" --causal \
+      --name=f > "$OUT/$variant.mlir"
   for shape in 2:1025 3:130:77; do
     IFS=':' read -r nb sq skv <<< "$shape"
     # shellcheck disable=SC2086 # the case's options are words
