@@ -300,9 +300,10 @@ compileAttention(mlir::ModuleOp module, const PipelineOptions &options, rt::Devi
 /// A compiled attention function: its kernels, launched in order on the function's tensors.
 /// A function of one attention op is one kernel, or two where a pre-pass bounds a document
 /// mask's key ids per kv tile first (an intermediate); differential attention is two
-/// attentions and a combine, with the attention outputs as intermediates. A function may have several
-/// plans, each a complete set of kernels (attn.recurrent's fused and separate chunk kernels,
-/// PipelineOptions::ChunkKernels::byGrid); each call runs the first plan that suits its shapes.
+/// attentions and a combine, with the attention outputs as intermediates. A function may have
+/// several plans, each a complete set of kernels (attn.recurrent's fused and separate chunk
+/// kernels, PipelineOptions::ChunkKernels::byGrid); each call runs the first plan that suits its
+/// shapes.
 class AttentionFunction {
 public:
   /// One way to run the function: its kernels in launch order and the tensors between them.
