@@ -1,20 +1,21 @@
 #!/usr/bin/env bash
-# The GPU work left after the thirty-fourth session, in one call, each part under a time limit
-# (together under the device tool's 10 minutes), for the H200 (the session's figures are H100
-# ones): a soft cap under a document mask and a window (@combo of
-# tests/lit/Conversion/convert-attn-to-tile-monotone-max.mlir)
-# checked against the oracle, softcap's maximum of the dot products against the maximum after
-# its tanh (tests/gpu/monotone_max.sh: checks, memcheck, interleaved timing at B4 S4k and B1
-# S16k), every variant file checked and the variants below softmax timed
-# (tests/gpu/limits.sh, PROFILE names cases to profile, default none), and the custom-variant
-# table (benchmarks/bench_variants.py). Logs go into one archive; the tables are printed last.
+# The GPU work left after the thirty-fifth session, in one call, each part under a time limit
+# (together under the device tool's 10 minutes): positions converted to float per thread and
+# per element against per element (tests/gpu/index_casts.sh: the positional lit variants and
+# ALiBi checked, memcheck, ALiBi timed beside softmax at D64/D128/D256), softcap at D64 with
+# tile options, and the custom-variant table (benchmarks/bench_variants.py). Logs go into one
+# archive; the tables are printed last.
 #
-# PARTS picks parts (default "mono d64 variants"; also "combo", "limits", and "stages" for
-# tests/gpu/stages.sh, three kv stages against the model's two for softmax over the grid's
-# D64/D128 shapes). "d64": softcap at D64 runs 0.72x our softmax (three consumer warpgroups
-# without gemm overlap, twice D128's special-function work per gemm flop); it times tile
-# options there (tests/gpu/variant_options.sh with DIM=64): two consumer warpgroups of 64 rows
-# with the gemm overlap, 64-wide kv tiles, three stages, the maximum after the tanh.
+# PARTS picks parts (default "casts d64 variants"; also "combo": a soft cap under a document
+# mask and a window, @combo of tests/lit/Conversion/convert-attn-to-tile-monotone-max.mlir,
+# checked against the oracle; "mono": softcap's maximum of the dot products against the maximum
+# after its tanh, tests/gpu/monotone_max.sh; "limits": every variant file checked and the
+# variants below softmax timed, tests/gpu/limits.sh, PROFILE names cases to profile, default
+# none; "stages": tests/gpu/stages.sh, three kv stages against the model's two for softmax over
+# the grid's D64/D128 shapes). "d64": softcap at D64 runs 0.72x our softmax (three consumer
+# warpgroups without gemm overlap, twice D128's special-function work per gemm flop); it times
+# tile options there (tests/gpu/variant_options.sh with DIM=64): two consumer warpgroups of 64
+# rows with the gemm overlap, 64-wide kv tiles, three stages, the maximum after the tanh.
 #
 #   BIN=<dir with static metaattn-run, metaattn-variant> OUT=<dir> [PARTS="combo mono"] \
 #     bash tests/gpu/pending.sh
@@ -24,10 +25,10 @@ OUT=${OUT:-/tmp/metaattn-pending}
 mkdir -p "$OUT"
 export METAATTN_CACHE_DIR=${METAATTN_CACHE_DIR:-/tmp/metaattn-cache}
 nvidia-smi -L | head -1 || { echo "no GPU"; exit 1; }
-PARTS=" ${PARTS:-mono d64 variants} "
+PARTS=" ${PARTS:-casts d64 variants} "
 part() { [[ $PARTS == *" $1 "* ]]; }
 touch "$OUT/combo.txt" "$OUT/mono.txt" "$OUT/limits.txt" "$OUT/variants.txt" "$OUT/stages.txt" \
-  "$OUT/d64.txt"
+  "$OUT/d64.txt" "$OUT/casts.txt"
 combo=tests/lit/Conversion/convert-attn-to-tile-monotone-max.mlir
 part combo && for shape in 1:1:1:1 2:129:65:1 2:200:333:3 1:1025:1025:4; do
   IFS=':' read -r nb sq skv docs <<< "$shape"
@@ -40,18 +41,22 @@ part stages && timeout 200 env BIN="$BIN" OUT="$OUT/stages" bash tests/gpu/stage
 d64="softmax|softmax|;softmax bm128|softmax|--block-m=128 --warps=8;softcap|softcap|"
 d64+=";softcap bm128|softcap|--block-m=128 --warps=8;softcap bn64|softcap|--block-n=64"
 d64+=";softcap 3 stages|softcap|--stages=3;softcap max-of-tanh|softcap|--monotone-max=false"
-part d64 && timeout 200 env BIN="$BIN" OUT="$OUT/d64" DIM=64 CASES="$d64" \
+part casts && timeout 240 env BIN="$BIN" OUT="$OUT/casts" bash tests/gpu/index_casts.sh \
+  > "$OUT/casts.txt" 2>&1
+part d64 && timeout 180 env BIN="$BIN" OUT="$OUT/d64" DIM=64 CASES="$d64" \
   bash tests/gpu/variant_options.sh > "$OUT/d64.txt" 2>&1
 part mono && timeout 200 env BIN="$BIN" OUT="$OUT/mono" bash tests/gpu/monotone_max.sh > "$OUT/mono.txt" 2>&1
 part limits && timeout 230 env BIN="$BIN" OUT="$OUT/lim" PROFILE="${PROFILE:-0}" KEEP_SASS=1 \
   bash tests/gpu/limits.sh > "$OUT/limits.txt" 2>&1
 part variants && timeout 120 python3 benchmarks/bench_variants.py --bin "$BIN" --csv "$OUT/variants.csv" \
   > "$OUT/variants.txt" 2>&1
-(cd "$OUT" && tar czf logs.tgz mono lim stages d64 2>/dev/null; rm -rf mono lim stages d64)
+(cd "$OUT" && tar czf logs.tgz casts mono lim stages d64 2>/dev/null; rm -rf casts mono lim stages d64)
 echo "== a soft cap under a document mask and a window"
 cat "$OUT/combo.txt"
 echo "== three kv stages against two (softmax)"
 cat "$OUT/stages.txt"
+echo "== positions per thread and per element (tile-split-index-casts) against per element"
+cat "$OUT/casts.txt"
 echo "== softcap at D64: tile options"
 cat "$OUT/d64.txt"
 echo "== softcap: monotone-max against the maximum after the tanh"

@@ -261,6 +261,12 @@ static cl::opt<bool> monotoneMaxOpt(
              "y's function once per row (default true)"),
     cl::init(true));
 
+static cl::opt<bool> splitIndexCastsOpt(
+    cl::cat(runCategory), "split-index-casts",
+    cl::desc("element loops convert a position (ALiBi's q - k) to float as its block-wide part "
+             "plus the element's offset, each converted separately (default true)"),
+    cl::init(true));
+
 static cl::opt<bool> approxTanhOpt(
     cl::cat(runCategory), "approx-tanh",
     cl::desc("attention kernels compute tanh (a soft cap's) with tanh.approx.f32, one "
@@ -348,6 +354,7 @@ static int runMain(int argc, char **argv) {
   options.pipeline.kvTileBounds = kvTileBoundsOpt;
   options.pipeline.approxTanh = approxTanhOpt;
   options.pipeline.monotoneMax = monotoneMaxOpt;
+  options.pipeline.splitIndexCasts = splitIndexCastsOpt;
   options.pipeline.fuseCombine = fuseCombineOpt;
   options.pipeline.prefetchBounds = prefetchBoundsOpt;
   options.pipeline.skipLoads = skipLoadsOpt;

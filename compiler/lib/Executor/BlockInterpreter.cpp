@@ -299,6 +299,15 @@ LogicalResult BlockInterpreter::runOp(Operation &op) {
         scalars[o.getResult()] = Scalar::ofInt(blockId[o.getDim()]);
         return success();
       })
+      .Case<tile::IndexPartsOp>([&](auto o) -> LogicalResult {
+        // One thread runs every element here: its part is 0.
+        const Scalar *index = scalar(&op, o.getIndex());
+        if (!index)
+          return failure();
+        scalars[o.getThread()] = Scalar::ofInt(0);
+        scalars[o.getElement()] = *index;
+        return success();
+      })
       .Case<tile::NumBlocksOp>([&](auto o) {
         scalars[o.getResult()] = Scalar::ofInt(grid[o.getDim()]);
         return success();

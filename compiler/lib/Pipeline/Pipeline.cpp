@@ -87,6 +87,8 @@ void metaattn::buildAttnToTilePipeline(OpPassManager &pm, const PipelineOptions 
     kernels.addPass(tile::createTilePrefetchBounds());
   if (options.axisReads)
     kernels.addPass(tile::createTileHoistAxisReads());
+  if (options.splitIndexCasts)
+    kernels.addPass(tile::createTileSplitIndexCasts());
   kernels.addPass(createCanonicalizerPass());
   kernels.addPass(createCSEPass());
 }
@@ -123,6 +125,8 @@ std::string metaattn::tuningArch(llvm::StringRef target, const PipelineOptions &
     arch += "+exact-tanh";
   if (!options.monotoneMax)
     arch += "+no-monotone-max";
+  if (!options.splitIndexCasts)
+    arch += "+no-split-index-casts";
   if (options.prefetchBounds)
     arch += "+prefetch-bounds";
   if (options.skipLoads)
@@ -198,6 +202,11 @@ struct LowerPipelineOptions : public PassPipelineOptions<LowerPipelineOptions> {
       llvm::cl::desc("with fold-score-scale, a score y * c whose y is nondecreasing in the dot "
                      "product s (a soft cap's tanh): the row maximum of s, mapped through y's "
                      "function once per row (default true)"),
+      llvm::cl::init(true)};
+  Option<bool> splitIndexCasts{
+      *this, "split-index-casts",
+      llvm::cl::desc("element loops convert a position's block-wide part and its element "
+                     "offset to float separately (default true)"),
       llvm::cl::init(true)};
   Option<bool> pingpong{*this, "pingpong",
                         llvm::cl::desc("warp-specialised kernels: consumer warpgroups take "
@@ -287,6 +296,7 @@ void metaattn::registerMetaAttnPipelines() {
                                               : PipelineOptions::ChunkKernels::separate;
         options.foldScoreScale = cl.foldScoreScale;
         options.monotoneMax = cl.monotoneMax;
+        options.splitIndexCasts = cl.splitIndexCasts;
         options.dropRowTerms = cl.dropRowTerms;
         options.exp2Emulation = cl.exp2Emulation;
         options.warpSpecialize = cl.warpSpecialize;

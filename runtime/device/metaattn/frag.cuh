@@ -119,12 +119,15 @@ struct Frag : detail::FragStorage<T, (M / Warps / 16) * (N / 8) * 4, Packed> {
   METAATTN_HD static constexpr int rowConst(int e) { return mtOf(e) * 16 + ((e & 2) << 2); }
   METAATTN_HD static constexpr int colConst(int e) { return ntOf(e) * 8 + (e & 1); }
 
-  /// Row of element e in the M x N tile (uses threadIdx).
-  METAATTN_DEV static int row(int e) {
-    return detail::warpId() * kRowsPerWarp + (detail::laneId() >> 2) + rowConst(e);
+  /// The per-thread parts of row(e) and col(e) (tile.index_parts).
+  METAATTN_DEV static int rowThread() {
+    return detail::warpId() * kRowsPerWarp + (detail::laneId() >> 2);
   }
+  METAATTN_DEV static int colThread() { return (detail::laneId() & 3) << 1; }
+  /// Row of element e in the M x N tile (uses threadIdx).
+  METAATTN_DEV static int row(int e) { return rowThread() + rowConst(e); }
   /// Column of element e in the M x N tile (uses threadIdx).
-  METAATTN_DEV static int col(int e) { return ((detail::laneId() & 3) << 1) + colConst(e); }
+  METAATTN_DEV static int col(int e) { return colThread() + colConst(e); }
   /// Slot of element e's row in the matching RowVec<M, Warps>.
   METAATTN_HD static constexpr int rowSlot(int e) { return mtOf(e) * 2 + ((e & 3) >> 1); }
   /// Slot of element e's column in the matching ColVec<N>.
@@ -167,10 +170,13 @@ template <int M, int Warps, class T = float> struct RowVec {
   METAATTN_DEV T& operator[](int s) { return v[s]; }
   METAATTN_DEV const T& operator[](int s) const { return v[s]; }
 
-  /// Row held in slot s (uses threadIdx; the same for the 4 lanes of a quad).
-  METAATTN_DEV static int row(int s) {
-    return detail::warpId() * kRowsPerWarp + (s >> 1) * 16 + (detail::laneId() >> 2) + (s & 1) * 8;
+  /// Row held in slot s (uses threadIdx; the same for the 4 lanes of a quad): a per-thread
+  /// part plus a part constant per slot (tile.index_parts).
+  METAATTN_DEV static int rowThread() {
+    return detail::warpId() * kRowsPerWarp + (detail::laneId() >> 2);
   }
+  METAATTN_HD static constexpr int rowConst(int s) { return (s >> 1) * 16 + (s & 1) * 8; }
+  METAATTN_DEV static int row(int s) { return rowThread() + rowConst(s); }
 
   METAATTN_DEV void fill(T x) {
 #pragma unroll
@@ -191,10 +197,11 @@ template <int N, class T = float> struct ColVec {
   METAATTN_DEV T& operator[](int s) { return v[s]; }
   METAATTN_DEV const T& operator[](int s) const { return v[s]; }
 
-  /// Column held in slot s (uses threadIdx; the same for lanes with equal lane % 4).
-  METAATTN_DEV static int col(int s) {
-    return (s >> 1) * 8 + ((detail::laneId() & 3) << 1) + (s & 1);
-  }
+  /// Column held in slot s (uses threadIdx; the same for lanes with equal lane % 4): a
+  /// per-thread part plus a part constant per slot (tile.index_parts).
+  METAATTN_DEV static int colThread() { return (detail::laneId() & 3) << 1; }
+  METAATTN_HD static constexpr int colConst(int s) { return (s >> 1) * 8 + (s & 1); }
+  METAATTN_DEV static int col(int s) { return colThread() + colConst(s); }
 
   METAATTN_DEV void fill(T x) {
 #pragma unroll

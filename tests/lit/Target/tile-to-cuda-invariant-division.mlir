@@ -4,14 +4,15 @@
 // An element loop's division by a value the same for every element (here the key length, a
 // ReLU attention's normaliser) prints as a multiplication by its reciprocal, one division that
 // nvcc hoists out of the unrolled loop instead of IEEE division's slow path per element; a
-// divisor that varies over the elements (q + 1) keeps the division.
+// divisor that varies over the elements (q + 1, its per-thread and per-element parts added in
+// float by tile-split-index-casts) keeps the division.
 // CHECK-LABEL: from tile.kernel @relu_by_length.
 // CHECK: tile.parallel [
 // CHECK: const float [[LEN:v[0-9]+]] = (float)v{{[0-9]+}};
 // CHECK: = v{{[0-9]+}} * (1.0f / [[LEN]]);
 // CHECK-LABEL: from tile.kernel @relu_by_row.
 // CHECK: tile.parallel [
-// CHECK: const float [[ROW:v[0-9]+]] = (float)v{{[0-9]+}};
+// CHECK: const float [[ROW:v[0-9]+]] = v{{[0-9]+}} + v{{[0-9]+}};
 // CHECK-NOT: (1.0f /
 // CHECK: = v{{[0-9]+}} / [[ROW]];
 // CPU: PASS relu_by_length

@@ -71,6 +71,10 @@ struct PipelineOptions {
   /// and mapped through g once per row (max g(s) = g(max s)), so the element loop computes g
   /// beside the maximum instead of before it (convert-attn-to-tile monotone-max).
   bool monotoneMax = true;
+  /// Element loops convert a position (ALiBi's q - k) to float as its block-wide part plus
+  /// the element's offset, each converted separately (tile-split-index-casts): one conversion
+  /// per tile instead of an integer add and a conversion per element.
+  bool splitIndexCasts = true;
   /// Softmax-family attentions whose score has a term of the query row alone (ALiBi's
   /// −slope·q): the element loop computes every row's scores at the block's first row, the
   /// row statistic adds the difference back (convert-attn-to-tile drop-row-terms). Off: ALiBi

@@ -361,8 +361,13 @@ LogicalResult Printer::printParallel(ParallelOp op) {
     if (rank == 2)
       line() << "const int " << fresh(body.getArgument(1)) << " = " << alias << "::col(" << e
              << ");\n";
-    parallel = ParallelContext{e, rank == 2 ? alias + "::rowSlot(" + e + ")" : e,
-                               rank == 2 ? alias + "::colSlot(" + e + ")" : e, true};
+    parallel = ParallelContext{e,
+                               rank == 2 ? alias + "::rowSlot(" + e + ")" : e,
+                               rank == 2 ? alias + "::colSlot(" + e + ")" : e,
+                               true,
+                               alias,
+                               rank,
+                               columns};
     LogicalResult result = printBlock(body);
     parallel.reset();
     if (failed(result))
@@ -555,6 +560,22 @@ LogicalResult Printer::printTileOp(Operation *op) {
   }
   if (isa<KeepOp>(op))
     return success();
+  if (auto parts = dyn_cast<IndexPartsOp>(op)) {
+    std::string thread = fresh(parts.getThread()), element = fresh(parts.getElement());
+    if (!parallel || !parallel->anchored) {
+      line() << "const int " << thread << " = " << name(parts.getIndex()) << ";\n";
+      line() << "const int " << element << " = 0;  // tile.index_parts\n";
+      return success();
+    }
+    bool column = parallel->rank == 2 ? cast<BlockArgument>(parts.getIndex()).getArgNumber() == 1
+                                      : parallel->columns;
+    const char *axis = column ? "col" : "row";
+    line() << "const int " << thread << " = " << parallel->alias << "::" << axis
+           << "Thread();  // tile.index_parts\n";
+    line() << "const int " << element << " = " << parallel->alias << "::" << axis << "Const("
+           << parallel->elem2d << ");\n";
+    return success();
+  }
   if (auto id = dyn_cast<BlockIdOp>(op)) {
     static const char *axes[] = {"x", "y", "z"};
     line() << "const int " << fresh(id.getResult()) << " = blockIdx." << axes[id.getDim()] << ";\n";

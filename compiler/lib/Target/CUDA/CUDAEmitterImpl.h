@@ -114,6 +114,11 @@ private:
     std::string elem2d, slot1d, colSlot1d;
     /// Whether threads own the loop's indices through a fragment (else they are strided).
     bool anchored = true;
+    /// Anchored: the layout type's alias and the axes its induction variables index (a 1-D
+    /// loop over a column vector indexes columns).
+    std::string alias;
+    unsigned rank = 0;
+    bool columns = false;
   };
   std::optional<ParallelContext> parallel;
   /// Fragments that only row reductions read (see rowReducedOnly in CUDAEmitter.cpp), with

@@ -135,6 +135,14 @@ LogicalResult DimOp::verify() {
   return success();
 }
 
+LogicalResult IndexPartsOp::verify() {
+  auto arg = dyn_cast<BlockArgument>(getIndex());
+  auto par = dyn_cast_if_present<ParallelOp>((*this)->getParentOp());
+  if (!arg || !par || arg.getOwner() != &par.getBody().front())
+    return emitOpError() << "splits an induction variable of the tile.parallel whose body holds it";
+  return success();
+}
+
 LogicalResult RowRangeOp::verify() {
   std::optional<int64_t> group = getGroupRows();
   if (!group)

@@ -527,3 +527,21 @@ func.func @keep_outside(%k: i1) {
   // expected-error @+1 {{expects parent op 'tile.kept_tiles'}}
   tile.keep %k
 }
+
+// -----
+
+func.func @index_parts_outside(%i: index) {
+  // expected-error @+1 {{splits an induction variable of the tile.parallel whose body holds it}}
+  %t, %e = tile.index_parts %i
+  return
+}
+
+// -----
+
+func.func @index_parts_not_induction(%i: index) {
+  tile.parallel (%r) in [64] {
+    // expected-error @+1 {{splits an induction variable of the tile.parallel whose body holds it}}
+    %t, %e = tile.index_parts %i
+  }
+  return
+}

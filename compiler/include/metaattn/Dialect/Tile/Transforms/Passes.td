@@ -273,4 +273,31 @@ def TileHoistAxisReads : Pass<"tile-hoist-axis-reads", "::metaattn::tile::Kernel
   }];
 }
 
+def TileSplitIndexCasts : Pass<"tile-split-index-casts", "::metaattn::tile::KernelOp"> {
+  let summary = "Convert a position's block-wide part and its element offset to float separately";
+  let description = [{
+    In a `tile.parallel`, an `arith.sitofp` to f32 or f64 of an integer that is a sum of
+    values the same for every element (defined above the loop or computed from them) and of
+    the loop's induction variables (times constants, plus a constant) becomes the sum, in
+    float, of the two parts converted separately. The block-wide part is converted once, in
+    front of the loop when its terms are defined there; the element part is a compile-time
+    constant per element once the CUDA emitter unrolls the loop, so an integer add and a
+    conversion per element become one float add per distinct offset. ALiBi's slope times
+    q - k and RetNet's decay to the power q - k are such conversions.
+
+    The result is the same when both parts are below 2^24 in magnitude for f32 (a float sum of
+    two exact values rounds like the conversion of their exact sum): positions of sequences
+    shorter than 16,777,216 tokens. Beyond that both forms round, by at most one unit in the
+    last place of the position.
+
+    Before: `tile.parallel (%i, %j) in [64, 64] { %q = arith.addi %q0, %i : index;
+    %k = arith.addi %k0, %j : index; %d = arith.subi %q, %k : index;
+    %n = arith.index_cast %d : index to i64; %f = arith.sitofp %n : i64 to f32 ... }`.
+    After: `%b = arith.subi %q0, %k0 : index`, its conversion to f32 `%bf` in front of the loop,
+    and in the loop `%e = arith.subi %i, %j : index`, its conversion `%ef`, and
+    `%f = arith.addf %bf, %ef : f32`.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 #endif // METAATTN_DIALECT_TILE_TRANSFORMS_PASSES_TD

@@ -96,6 +96,25 @@ def Tile_RowRangeOp : Tile_Op<"row_range", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Tile_IndexPartsOp : Tile_Op<"index_parts", [Pure]> {
+  let summary = "An element loop's index as a part per thread plus a part known per element";
+  let description = [{
+    `%thread, %element = tile.index_parts %i` splits an induction variable `%i` of the
+    enclosing `tile.parallel` into `%thread`, the same for every index the calling thread
+    runs, and `%element`, with `%thread + %element = %i`. On the GPU the split follows the
+    loop's fragment layout: `%element` is the element's offset within the thread's share (a
+    compile-time constant once the emitter unrolls the loop) and `%thread` the thread's
+    origin; a loop without a fragment anchor takes `%thread = %i`, `%element = 0`. The CPU
+    tile executor takes `%thread = 0`, `%element = %i`. A value that only adds the parts back
+    together means the same under every split; tile-split-index-casts uses it to convert
+    `%thread` plus a block-wide position to float once per thread and add `%element` in float.
+  }];
+  let arguments = (ins Index:$index);
+  let results = (outs Index:$thread, Index:$element);
+  let assemblyFormat = "$index attr-dict";
+  let hasVerifier = 1;
+}
+
 def Tile_DimOp : Tile_Op<"dim", [Pure]> {
   let summary = "Runtime size of one dimension of a global tensor";
   let arguments = (ins Tile_Global:$tensor, I64Attr:$dim);

@@ -1,0 +1,173 @@
+//===- SplitIndexCasts.cpp - tile-split-index-casts -------------------------===//
+//
+// A score that uses a position as a number (ALiBi's slope times q - k, RetNet's decay to the
+// power q - k) converts an integer to float in every element: an integer add and a conversion
+// per element, where the integer is a block-wide position plus the element's offset in the
+// tile. Converting the two parts separately and adding them in float leaves one conversion per
+// tile and a float add per distinct offset: the offsets are compile-time constants once the
+// emitter unrolls the element loop, and equal offsets share one add.
+//
+//===----------------------------------------------------------------------===//
+
+#include "metaattn/Dialect/Tile/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include <optional>
+
+namespace metaattn::tile {
+#define GEN_PASS_DEF_TILESPLITINDEXCASTS
+#include "metaattn/Dialect/Tile/Transforms/Passes.h.inc"
+} // namespace metaattn::tile
+
+using namespace mlir;
+using namespace metaattn::tile;
+
+namespace {
+
+/// An integer as a sum of terms times integer coefficients plus a constant: the terms of
+/// `invariant` are the same for every element of the loop, those of `element` are its
+/// induction variables.
+struct Linear {
+  SmallVector<std::pair<Value, int64_t>> invariant;
+  SmallVector<std::pair<Value, int64_t>> element;
+  int64_t constant = 0;
+};
+
+/// Whether `value`, computed inside `par`, is computed by pure ops from values defined above
+/// it and constants only (the same for every element).
+bool elementInvariant(Value value, ParallelOp par, llvm::DenseMap<Value, bool> &memo) {
+  if (!par->isAncestor(value.getParentRegion()->getParentOp()))
+    return true;
+  if (auto it = memo.find(value); it != memo.end())
+    return it->second;
+  Operation *op = value.getDefiningOp();
+  bool invariant =
+      op && op->getNumRegions() == 0 && op->getNumResults() == 1 && isPure(op) &&
+      llvm::all_of(op->getOperands(), [&](Value v) { return elementInvariant(v, par, memo); });
+  memo[value] = invariant;
+  return invariant;
+}
+
+/// Adds `coefficient` times `value` to `form`; false when `value` is not such a sum (a product
+/// of two varying values, a load, a division).
+bool decompose(Value value, int64_t coefficient, ParallelOp par, Linear &form,
+               llvm::DenseMap<Value, bool> &memo) {
+  if (auto arg = dyn_cast<BlockArgument>(value); arg && arg.getOwner() == &par.getBody().front()) {
+    form.element.push_back({value, coefficient});
+    return true;
+  }
+  if (std::optional<int64_t> c = getConstantIntValue(value)) {
+    form.constant += coefficient * *c;
+    return true;
+  }
+  if (!par->isAncestor(value.getParentRegion()->getParentOp())) {
+    form.invariant.push_back({value, coefficient});
+    return true;
+  }
+  Operation *op = value.getDefiningOp();
+  if (auto add = dyn_cast_if_present<arith::AddIOp>(op))
+    return decompose(add.getLhs(), coefficient, par, form, memo) &&
+           decompose(add.getRhs(), coefficient, par, form, memo);
+  if (auto sub = dyn_cast_if_present<arith::SubIOp>(op))
+    return decompose(sub.getLhs(), coefficient, par, form, memo) &&
+           decompose(sub.getRhs(), -coefficient, par, form, memo);
+  if (auto mul = dyn_cast_if_present<arith::MulIOp>(op)) {
+    for (auto [factor, other] :
+         {std::pair(mul.getLhs(), mul.getRhs()), std::pair(mul.getRhs(), mul.getLhs())})
+      if (std::optional<int64_t> c = getConstantIntValue(factor))
+        return decompose(other, coefficient * *c, par, form, memo);
+  }
+  // Index casts sign-extend or truncate; positions fit either width.
+  if (auto cast = dyn_cast_if_present<arith::IndexCastOp>(op))
+    return decompose(cast.getIn(), coefficient, par, form, memo);
+  if (!elementInvariant(value, par, memo))
+    return false;
+  form.invariant.push_back({value, coefficient});
+  return true;
+}
+
+/// The sum of `terms` times their coefficients plus `constant`, as an index.
+Value sum(ArrayRef<std::pair<Value, int64_t>> terms, int64_t constant, OpBuilder &b, Location loc) {
+  Value total;
+  for (auto [term, coefficient] : terms) {
+    Value v = term;
+    if (!v.getType().isIndex())
+      v = b.create<arith::IndexCastOp>(loc, b.getIndexType(), v);
+    bool negate = coefficient < 0;
+    int64_t magnitude = negate ? -coefficient : coefficient;
+    if (magnitude != 1)
+      v = b.create<arith::MulIOp>(loc, v, b.create<arith::ConstantIndexOp>(loc, magnitude));
+    if (!total)
+      total =
+          negate ? b.create<arith::SubIOp>(loc, b.create<arith::ConstantIndexOp>(loc, 0), v) : v;
+    else
+      total = negate ? b.create<arith::SubIOp>(loc, total, v).getResult()
+                     : b.create<arith::AddIOp>(loc, total, v).getResult();
+  }
+  if (!total)
+    return b.create<arith::ConstantIndexOp>(loc, constant);
+  if (constant != 0)
+    total = b.create<arith::AddIOp>(loc, total, b.create<arith::ConstantIndexOp>(loc, constant));
+  return total;
+}
+
+/// `index` converted to the float type of `cast` as `cast` converts its integer.
+Value toFloat(Value index, arith::SIToFPOp cast, OpBuilder &b) {
+  Location loc = cast.getLoc();
+  Value integer = b.create<arith::IndexCastOp>(loc, cast.getIn().getType(), index);
+  return b.create<arith::SIToFPOp>(loc, cast.getType(), integer);
+}
+
+/// The parts of `par`'s induction variable `arg` (one tile.index_parts per variable, at the
+/// start of the body).
+IndexPartsOp partsOf(BlockArgument arg, ParallelOp par) {
+  Block &body = par.getBody().front();
+  for (Operation &op : body)
+    if (auto parts = dyn_cast<IndexPartsOp>(op); parts && parts.getIndex() == arg)
+      return parts;
+  OpBuilder b = OpBuilder::atBlockBegin(&body);
+  return b.create<IndexPartsOp>(par.getLoc(), b.getIndexType(), b.getIndexType(), arg);
+}
+
+struct TileSplitIndexCastsPass
+    : public metaattn::tile::impl::TileSplitIndexCastsBase<TileSplitIndexCastsPass> {
+  void runOnOperation() override {
+    SmallVector<arith::SIToFPOp> casts;
+    getOperation().walk([&](arith::SIToFPOp cast) {
+      if (cast->getParentOfType<ParallelOp>() && (cast.getType().isF32() || cast.getType().isF64()))
+        casts.push_back(cast);
+    });
+    for (arith::SIToFPOp cast : casts) {
+      auto par = cast->getParentOfType<ParallelOp>();
+      Linear form;
+      llvm::DenseMap<Value, bool> memo;
+      if (!decompose(cast.getIn(), 1, par, form, memo) || form.element.empty() ||
+          form.invariant.empty())
+        continue;
+      Location loc = cast.getLoc();
+      // The block-wide terms are summed in front of the loop when they are all defined there.
+      bool above = llvm::all_of(form.invariant, [&](auto term) {
+        return !par->isAncestor(term.first.getParentRegion()->getParentOp());
+      });
+      OpBuilder outer(above ? par.getOperation() : cast.getOperation());
+      Value blockWide = sum(form.invariant, 0, outer, loc);
+      // Each induction variable's per-thread part joins the block-wide sum; its part per
+      // element stays (a constant once unrolled).
+      SmallVector<std::pair<Value, int64_t>> perThread{{blockWide, 1}}, perElement;
+      for (auto [arg, coefficient] : form.element) {
+        IndexPartsOp parts = partsOf(llvm::cast<BlockArgument>(arg), par);
+        perThread.push_back({parts.getThread(), coefficient});
+        perElement.push_back({parts.getElement(), coefficient});
+      }
+      OpBuilder here(cast);
+      Value base = toFloat(sum(perThread, 0, here, loc), cast, here);
+      Value offset = toFloat(sum(perElement, form.constant, here, loc), cast, here);
+      cast.replaceAllUsesWith(here.create<arith::AddFOp>(loc, base, offset).getResult());
+      cast.erase();
+    }
+  }
+};
+
+} // namespace
