@@ -2,8 +2,9 @@
 # Positions converted to float as a per-thread part plus a part per element
 # (tile-split-index-casts, the default) against one conversion per element
 # (--split-index-casts=false). First tests/lit/Variants/positions.mlir (sigmoid attention with
-# ALiBi's bias and with a bias 0.01 (2q - 3k + 7 + h): no softmax forgives a position off by a
-# constant) and the library's ALiBi file against the oracle, both ways, at lengths just past a
+# ALiBi's bias and with a bias 0.01 (2q - 3k + 7 + h), a decay to the power max(q - k, 0) with a
+# clamped bias: no softmax forgives a position off by a constant) and the library's ALiBi and
+# RetNet files against the oracle, both ways, at lengths just past a
 # tile, one and Sq != Skv, and the bias under compute-sanitizer memcheck; then ALiBi through
 # tests/gpu/option_ab.sh (checks, memcheck, interleaved timing beside our softmax at D64, D128
 # and D256). A table last.
@@ -18,15 +19,17 @@ positions=tests/lit/Variants/positions.mlir
 for opts in "" "--split-index-casts=false"; do
   for shape in 2:130:77 1:1:1 1:200:333 2:1025:1025; do
     IFS=':' read -r nb sq skv <<< "$shape"
-    for f in sigmoid_alibi skewed; do
+    for f in sigmoid_alibi skewed clamped; do
       # shellcheck disable=SC2086 # the options are words
       check_run "$f B$nb ${sq}x$skv ${opts:-(default)}" "$OUT/check_${f}_${sq}x$skv${opts:+_off}.log" \
         "$BIN" "$positions" --function=$f --batch="$nb" --seq-q="$sq" --seq-kv="$skv" $opts
     done
   done
-  # shellcheck disable=SC2086
-  check_run "library alibi.mlir B2 77x130 ${opts:-(default)}" "$OUT/check_library${opts:+_off}.log" \
-    "$BIN" frontend/variants/alibi.mlir --batch=2 --seq-q=77 --seq-kv=130 $opts
+  for v in alibi retnet; do
+    # shellcheck disable=SC2086
+    check_run "library $v.mlir B2 77x130 ${opts:-(default)}" "$OUT/check_$v${opts:+_off}.log" \
+      "$BIN" frontend/variants/$v.mlir --batch=2 --seq-q=77 --seq-kv=130 $opts
+  done
 done
 if command -v compute-sanitizer > /dev/null; then
   timeout 120 compute-sanitizer --tool memcheck "$BIN/metaattn-run" "$positions" --function=skewed \

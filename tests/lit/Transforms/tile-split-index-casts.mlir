@@ -115,3 +115,42 @@ tile.kernel @coefficients(%ids: !tile.tensor<?xi32>, %o: !tile.tensor<?xf32>) at
   }
   tile.return
 }
+
+// -----
+
+// A clamped position max(q - k, 0) (RetNet's decay exponent) converts each side and clamps in
+// float; the side q - k splits. A clamp of two values read per element stays.
+// CHECK-LABEL: tile.kernel @clamped
+// CHECK: tile.parallel
+// CHECK: tile.index_parts
+// CHECK-NOT: arith.sitofp
+// CHECK: arith.sitofp %{{.*}} : i64 to f32
+// CHECK: arith.sitofp %{{.*}} : i64 to f32
+// CHECK-NEXT: %[[P:.*]] = arith.addf %{{.*}}, %{{.*}} : f32
+// CHECK: %[[Z:.*]] = arith.sitofp %{{.*}} : i64 to f32
+// CHECK-NEXT: arith.maximumf %[[P]], %[[Z]] : f32
+// CHECK: %[[M:.*]] = arith.minsi %{{.*}}, %{{.*}} : i32
+// CHECK-NEXT: arith.sitofp %[[M]] : i32 to f32
+tile.kernel @clamped(%ids: !tile.tensor<?xi32>, %o: !tile.tensor<?xf32>) attributes {grid = array<i64: -1, 0, 1, -1, 0, 1, -1, 0, 1>, threads = 128 : i64, tile.outputs = array<i64: 1>} {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %qt = tile.block_id 0
+  %q0 = arith.muli %qt, %c64 : index
+  %f = tile.alloc {layout = #tile.layout<"mma", warps = 4>} : memref<64x32xf32, #tile.space<fragment>>
+  tile.parallel (%i, %k) in [64, 32] {
+    %x = memref.load %f[%i, %k] : memref<64x32xf32, #tile.space<fragment>>
+    %qi = arith.addi %q0, %i : index
+    %d = arith.subi %qi, %k : index
+    %m = arith.maxsi %d, %c0 : index
+    %n = arith.index_cast %m : index to i64
+    %p = arith.sitofp %n : i64 to f32
+    %a = tile.read %ids[%k] : <?xi32> -> i32
+    %b = tile.read %ids[%i] : <?xi32> -> i32
+    %ab = arith.minsi %a, %b : i32
+    %pab = arith.sitofp %ab : i32 to f32
+    %y0 = arith.addf %x, %p : f32
+    %y1 = arith.addf %y0, %pab : f32
+    memref.store %y1, %f[%i, %k] : memref<64x32xf32, #tile.space<fragment>>
+  }
+  tile.return
+}

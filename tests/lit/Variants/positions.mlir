@@ -14,12 +14,17 @@
 // CHECK-NOT: FAIL
 // CHECK: PASS sigmoid_alibi
 // CHECK: PASS skewed
+// CHECK: PASS clamped
 // CHECK-NOT: FAIL
 
 // LOWER-LABEL: tile.kernel @sigmoid_alibi
 // LOWER: tile.index_parts
 // LOWER-LABEL: tile.kernel @skewed
 // LOWER: tile.index_parts
+// LOWER-LABEL: tile.kernel @clamped
+// LOWER: tile.index_parts
+// LOWER: arith.maximumf
+// LOWER: arith.minimumf
 // OFF-NOT: tile.index_parts
 // CUDA: ::rowThread();  // tile.index_parts
 // CUDA: ::colConst(
@@ -82,6 +87,43 @@ func.func @skewed(%q: tensor<?x?x4x64xbf16>, %k: tensor<?x?x4x64xbf16>, %v: tens
     %one = arith.constant 1.0 : f32
     %den = arith.addf %one, %e : f32
     %w = arith.divf %one, %den : f32
+    attn.yield %w : f32
+  } mask {
+  ^bb0(%b: index, %h: index, %i: index, %j: index, %lq: index, %lk: index):
+    %all = arith.constant true
+    attn.yield %all : i1
+  } normalizer {
+  ^bb0(%w: f32, %b: index, %h: index, %i: index, %j: index, %lq: index, %lk: index):
+    %one = arith.constant 1.0 : f32
+    attn.normalize %w, %one : f32, f32
+  } : tensor<?x?x4x64xbf16>, tensor<?x?x4x64xbf16>, tensor<?x?x4x64xbf16> -> tensor<?x?x4x64xbf16>
+  return %o : tensor<?x?x4x64xbf16>
+}
+
+// A decay 0.97^max(q - k, 0) (RetNet's, not causal so that the clamp acts) on a score with a
+// bias 0.02·min(k - q, 40), no normaliser.
+func.func @clamped(%q: tensor<?x?x4x64xbf16>, %k: tensor<?x?x4x64xbf16>, %v: tensor<?x?x4x64xbf16>) -> tensor<?x?x4x64xbf16> {
+  %o = attn.attention %q, %k, %v score {
+  ^bb0(%s: f32, %b: index, %h: index, %i: index, %j: index, %lq: index, %lk: index):
+    %c0 = arith.constant 0 : index
+    %c40 = arith.constant 40 : index
+    %d = arith.subi %i, %j : index
+    %dm = arith.maxsi %d, %c0 : index
+    %n = arith.index_cast %dm : index to i64
+    %p = arith.sitofp %n : i64 to f32
+    %l = arith.constant -0.0439433 : f32
+    %t = arith.mulf %p, %l : f32
+    %decay = math.exp2 %t : f32
+    %e = arith.subi %j, %i : index
+    %em = arith.minsi %e, %c40 : index
+    %en = arith.index_cast %em : index to i64
+    %ep = arith.sitofp %en : i64 to f32
+    %c = arith.constant 0.02 : f32
+    %bias = arith.mulf %ep, %c : f32
+    %scale = arith.constant 0.125 : f32
+    %x = arith.mulf %s, %scale : f32
+    %y = arith.addf %x, %bias : f32
+    %w = arith.mulf %y, %decay : f32
     attn.yield %w : f32
   } mask {
   ^bb0(%b: index, %h: index, %i: index, %j: index, %lq: index, %lk: index):

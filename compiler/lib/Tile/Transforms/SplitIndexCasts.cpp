@@ -131,6 +131,45 @@ IndexPartsOp partsOf(BlockArgument arg, ParallelOp par) {
   return b.create<IndexPartsOp>(par.getLoc(), b.getIndexType(), b.getIndexType(), arg);
 }
 
+/// Whether the conversion of `value` would split: a sum of block-wide terms and induction
+/// variables with both present.
+bool splits(Value value, ParallelOp par, llvm::DenseMap<Value, bool> &memo) {
+  Linear form;
+  return decompose(value, 1, par, form, memo) && !form.element.empty() &&
+         !form.invariant.empty();
+}
+
+/// `cast` of max(a, b) or min(a, b) (through index casts) where a or b splits: replaced by
+/// the maximum or minimum of the conversions of a and b, which are returned (empty when
+/// nothing changed). Exact: the conversion is monotone.
+SmallVector<arith::SIToFPOp, 2> splitClamp(arith::SIToFPOp cast, ParallelOp par,
+                                           llvm::DenseMap<Value, bool> &memo) {
+  Value value = cast.getIn();
+  while (auto inner = value.getDefiningOp<arith::IndexCastOp>())
+    value = inner.getIn();
+  Operation *clamp = value.getDefiningOp();
+  if (!isa_and_present<arith::MaxSIOp, arith::MinSIOp>(clamp) ||
+      !par->isAncestor(clamp->getParentRegion()->getParentOp()) ||
+      llvm::none_of(clamp->getOperands(), [&](Value side) { return splits(side, par, memo); }))
+    return {};
+  OpBuilder b(cast);
+  Location loc = cast.getLoc();
+  SmallVector<arith::SIToFPOp, 2> sides;
+  for (Value side : clamp->getOperands()) {
+    Value integer = side;
+    if (integer.getType() != cast.getIn().getType())
+      integer = b.create<arith::IndexCastOp>(loc, cast.getIn().getType(), side);
+    sides.push_back(b.create<arith::SIToFPOp>(loc, cast.getType(), integer));
+  }
+  Value clamped =
+      isa<arith::MaxSIOp>(clamp)
+          ? b.create<arith::MaximumFOp>(loc, sides[0], sides[1]).getResult()
+          : b.create<arith::MinimumFOp>(loc, sides[0], sides[1]).getResult();
+  cast.replaceAllUsesWith(clamped);
+  cast.erase();
+  return sides;
+}
+
 struct TileSplitIndexCastsPass
     : public metaattn::tile::impl::TileSplitIndexCastsBase<TileSplitIndexCastsPass> {
   void runOnOperation() override {
@@ -139,10 +178,17 @@ struct TileSplitIndexCastsPass
       if (cast->getParentOfType<ParallelOp>() && (cast.getType().isF32() || cast.getType().isF64()))
         casts.push_back(cast);
     });
-    for (arith::SIToFPOp cast : casts) {
+    while (!casts.empty()) {
+      arith::SIToFPOp cast = casts.pop_back_val();
       auto par = cast->getParentOfType<ParallelOp>();
-      Linear form;
       llvm::DenseMap<Value, bool> memo;
+      // A clamped position (RetNet's max(q - k, 0)): the conversion is monotone, so it
+      // converts each side and clamps in float, and each side splits in turn.
+      if (SmallVector<arith::SIToFPOp, 2> sides = splitClamp(cast, par, memo); !sides.empty()) {
+        casts.append(sides.begin(), sides.end());
+        continue;
+      }
+      Linear form;
       if (!decompose(cast.getIn(), 1, par, form, memo) || form.element.empty() ||
           form.invariant.empty())
         continue;
