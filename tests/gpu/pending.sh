@@ -6,7 +6,9 @@
 # tile options, and the custom-variant table (benchmarks/bench_variants.py). Logs go into one
 # archive; the tables are printed last.
 #
-# PARTS picks parts (default "casts d64 variants"; also "combo": a soft cap under a document
+# PARTS picks parts (default "castsab variants": ALiBi timed with and without
+# tile-split-index-casts at D128 and D64 after one check each way, then the variant table;
+# "casts" is the whole of tests/gpu/index_casts.sh; also "combo": a soft cap under a document
 # mask and a window, @combo of tests/lit/Conversion/convert-attn-to-tile-monotone-max.mlir,
 # checked against the oracle; "mono": softcap's maximum of the dot products against the maximum
 # after its tanh, tests/gpu/monotone_max.sh; "limits": every variant file checked and the
@@ -26,7 +28,7 @@ OUT=${OUT:-/tmp/metaattn-pending}
 mkdir -p "$OUT"
 export METAATTN_CACHE_DIR=${METAATTN_CACHE_DIR:-/tmp/metaattn-cache}
 nvidia-smi -L | head -1 || { echo "no GPU"; exit 1; }
-PARTS=" ${PARTS:-casts d64 variants} "
+PARTS=" ${PARTS:-castsab variants} "
 part() { [[ $PARTS == *" $1 "* ]]; }
 touch "$OUT/combo.txt" "$OUT/mono.txt" "$OUT/limits.txt" "$OUT/variants.txt" "$OUT/stages.txt" \
   "$OUT/d64.txt" "$OUT/casts.txt"
@@ -45,6 +47,16 @@ d64+=";softcap exp2-emul 2|softcap|--exp2-emulation=2;softcap exp2-emul 4|softca
 d64+=";softcap bm128 exp2-emul 2|softcap|--block-m=128 --warps=8 --exp2-emulation=2"
 part casts && timeout 300 env BIN="$BIN" OUT="$OUT/casts" bash tests/gpu/index_casts.sh \
   > "$OUT/casts.txt" 2>&1
+# ALiBi timed with and without the split, after one check each way (the full checks: "casts").
+part castsab && for opts in "" "--split-index-casts=false"; do
+  "$BIN/metaattn-variant" alibi --heads=16 --dim=128 --causal --name=f > "$OUT/alibi.mlir"
+  # shellcheck disable=SC2086 # the options are words
+  r=$(timeout 90 "$BIN/metaattn-run" "$OUT/alibi.mlir" --device=gpu --batch=2 --seq-q=1025 $opts 2>&1 |
+    grep -E '^PASS|^FAIL|rror' | head -1)
+  echo "alibi B2 1025x1025 ${opts:-(default)}: ${r:-no result}"
+done > "$OUT/casts.txt" && timeout 240 env BIN="$BIN" OUT="$OUT/casts" VARIANT=alibi \
+  OFF=--split-index-casts=false OFF_NAME=per-element CHECKS=0 DIMS="128 64" \
+  bash tests/gpu/option_ab.sh >> "$OUT/casts.txt" 2>&1
 part d64 && timeout 200 env BIN="$BIN" OUT="$OUT/d64" DIM=64 CASES="$d64" \
   bash tests/gpu/variant_options.sh > "$OUT/d64.txt" 2>&1
 part mono && timeout 200 env BIN="$BIN" OUT="$OUT/mono" bash tests/gpu/monotone_max.sh > "$OUT/mono.txt" 2>&1
