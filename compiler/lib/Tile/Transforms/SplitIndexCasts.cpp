@@ -135,8 +135,7 @@ IndexPartsOp partsOf(BlockArgument arg, ParallelOp par) {
 /// variables with both present.
 bool splits(Value value, ParallelOp par, llvm::DenseMap<Value, bool> &memo) {
   Linear form;
-  return decompose(value, 1, par, form, memo) && !form.element.empty() &&
-         !form.invariant.empty();
+  return decompose(value, 1, par, form, memo) && !form.element.empty() && !form.invariant.empty();
 }
 
 /// `cast` of max(a, b) or min(a, b) (through index casts) where a or b splits: replaced by
@@ -161,10 +160,9 @@ SmallVector<arith::SIToFPOp, 2> splitClamp(arith::SIToFPOp cast, ParallelOp par,
       integer = b.create<arith::IndexCastOp>(loc, cast.getIn().getType(), side);
     sides.push_back(b.create<arith::SIToFPOp>(loc, cast.getType(), integer));
   }
-  Value clamped =
-      isa<arith::MaxSIOp>(clamp)
-          ? b.create<arith::MaximumFOp>(loc, sides[0], sides[1]).getResult()
-          : b.create<arith::MinimumFOp>(loc, sides[0], sides[1]).getResult();
+  Value clamped = isa<arith::MaxSIOp>(clamp)
+                      ? b.create<arith::MaximumFOp>(loc, sides[0], sides[1]).getResult()
+                      : b.create<arith::MinimumFOp>(loc, sides[0], sides[1]).getResult();
   cast.replaceAllUsesWith(clamped);
   cast.erase();
   return sides;
