@@ -172,8 +172,11 @@ struct TileSplitIndexCastsPass
     : public metaattn::tile::impl::TileSplitIndexCastsBase<TileSplitIndexCastsPass> {
   void runOnOperation() override {
     SmallVector<arith::SIToFPOp> casts;
+    // Only a loop whose threads own its indices through a fragment has per-thread parts; a
+    // strided loop's would be the whole index.
     getOperation().walk([&](arith::SIToFPOp cast) {
-      if (cast->getParentOfType<ParallelOp>() && (cast.getType().isF32() || cast.getType().isF64()))
+      auto par = cast->getParentOfType<ParallelOp>();
+      if (par && getParallelAnchor(par) && (cast.getType().isF32() || cast.getType().isF64()))
         casts.push_back(cast);
     });
     while (!casts.empty()) {
