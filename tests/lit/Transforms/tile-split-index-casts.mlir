@@ -71,12 +71,18 @@ tile.kernel @position(%o: !tile.tensor<?xf32>) attributes {grid = array<i64: -1,
 // f16 stay as they are.
 // CHECK: tile.read
 // CHECK-NEXT: arith.sitofp %{{.*}} : i32 to f32
+// CHECK-NEXT: arith.uitofp %{{.*}} : i32 to f32
 // CHECK: %[[IJ:.*]] = arith.muli %[[I]], %[[J]] : index
 // CHECK-NEXT: %[[IJC:.*]] = arith.index_cast %[[IJ]] : index to i64
 // CHECK-NEXT: arith.sitofp %[[IJC]] : i64 to f32
 // CHECK: arith.sitofp %{{.*}} : i64 to f16
 // CHECK-NOT: tile.index_parts
 // CHECK: tile.return
+// The conversion to f16 prints through float (NVRTC has no implicit conversion to fp16).
+// CUDA-LABEL: coefficients(
+// An unsigned conversion reads its integer as unsigned.
+// CUDA: const float v{{[0-9]+}} = (float)(unsigned)v{{[0-9]+}};
+// CUDA: const fp16 v{{[0-9]+}} = metaattn::dev::fromFloat<fp16>((float)v{{[0-9]+}});
 tile.kernel @coefficients(%ids: !tile.tensor<?xi32>, %o: !tile.tensor<?xf32>) attributes {grid = array<i64: -1, 0, 1, -1, 0, 1, -1, 0, 1>, threads = 128 : i64, tile.outputs = array<i64: 1>} {
   %c1 = arith.constant 1 : index
   %c2 = arith.constant 2 : index
@@ -99,7 +105,9 @@ tile.kernel @coefficients(%ids: !tile.tensor<?xi32>, %o: !tile.tensor<?xf32>) at
     %n = arith.index_cast %d2 : index to i64
     %p = arith.sitofp %n : i64 to f32
     %id = tile.read %ids[%k] : <?xi32> -> i32
-    %pid = arith.sitofp %id : i32 to f32
+    %pid0 = arith.sitofp %id : i32 to f32
+    %uid = arith.uitofp %id : i32 to f32
+    %pid = arith.addf %pid0, %uid : f32
     %ij = arith.muli %i, %k : index
     %nij = arith.index_cast %ij : index to i64
     %pij = arith.sitofp %nij : i64 to f32
@@ -151,6 +159,45 @@ tile.kernel @clamped(%ids: !tile.tensor<?xi32>, %o: !tile.tensor<?xf32>) attribu
     %y0 = arith.addf %x, %p : f32
     %y1 = arith.addf %y0, %pab : f32
     memref.store %y1, %f[%i, %k] : memref<64x32xf32, #tile.space<fragment>>
+  }
+  tile.return
+}
+
+// -----
+
+// A 1-D loop over a row vector splits its row index the same way (RowVec's parts); a loop
+// without a fragment anchor (its indices strided over the threads) has no per-thread part and
+// keeps its conversion.
+// CHECK-LABEL: tile.kernel @rows
+// CHECK: tile.parallel (%[[R:.*]]) in [64] {
+// CHECK-NEXT: tile.index_parts %[[R]]
+// CHECK: arith.addf
+// CHECK: tile.parallel (%[[S:.*]]) in [64] {
+// CHECK-NOT: tile.index_parts
+// CHECK: arith.sitofp
+// CHECK-NOT: arith.addf
+// CHECK: memref.store
+// CUDA-LABEL: rows(
+// CUDA: using [[RV:P[0-9]+]] = metaattn::dev::RowVec<64, 4>;
+// CUDA: = [[RV]]::rowThread();  // tile.index_parts
+// CUDA-NEXT: = [[RV]]::rowConst(e{{[0-9]+}});
+tile.kernel @rows(%o: !tile.tensor<?xf32>) attributes {grid = array<i64: -1, 0, 1, -1, 0, 1, -1, 0, 1>, threads = 128 : i64, tile.outputs = array<i64: 0>} {
+  %c64 = arith.constant 64 : index
+  %qt = tile.block_id 0
+  %q0 = arith.muli %qt, %c64 : index
+  %m = tile.alloc {layout = #tile.layout<"row", warps = 4>} : memref<64xf32, #tile.space<fragment>>
+  %sh = tile.alloc : memref<64xf32, #tile.space<shared>>
+  tile.parallel (%r) in [64] {
+    %qi = arith.addi %q0, %r : index
+    %n = arith.index_cast %qi : index to i64
+    %p = arith.sitofp %n : i64 to f32
+    memref.store %p, %m[%r] : memref<64xf32, #tile.space<fragment>>
+  }
+  tile.parallel (%s) in [64] {
+    %qi = arith.addi %q0, %s : index
+    %n = arith.index_cast %qi : index to i64
+    %p = arith.sitofp %n : i64 to f32
+    memref.store %p, %sh[%s] : memref<64xf32, #tile.space<shared>>
   }
   tile.return
 }

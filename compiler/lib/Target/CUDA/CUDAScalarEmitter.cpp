@@ -272,8 +272,22 @@ LogicalResult Printer::printScalar(Operation *op) {
           .Case([&](arith::TruncFOp) {
             return "metaattn::dev::fromFloat<" + *type + ">(" + operand(0) + ")";
           })
-          .Case<arith::SIToFPOp, arith::UIToFPOp>(
-              [&](Operation *) { return "(float)" + operand(0); })
+          .Case<arith::SIToFPOp, arith::UIToFPOp>([&](Operation *) {
+            // An unsigned conversion reads its operand as unsigned; a 16-bit float result
+            // converts through float.
+            std::string in = operand(0);
+            if (isa<arith::UIToFPOp>(op))
+              in =
+                  (op->getOperand(0).getType().getIntOrFloatBitWidth() > 32 ? "(unsigned long long)"
+                                                                            : "(unsigned)") +
+                  in;
+            Type result = op->getResult(0).getType();
+            if (result.isF64())
+              return "(double)" + in;
+            if (result.isF32())
+              return "(float)" + in;
+            return "metaattn::dev::fromFloat<" + *type + ">((float)" + in + ")";
+          })
           .Case<arith::FPToSIOp, arith::FPToUIOp>(
               [&](Operation *) { return "(" + *type + ")" + operand(0); })
           .Case([&](math::ExpOp e) {
