@@ -283,7 +283,11 @@ def TileSplitIndexCasts : Pass<"tile-split-index-casts", "::metaattn::tile::Kern
     front of the loop when its terms are defined there; the element part is a compile-time
     constant per element once the CUDA emitter unrolls the loop, so an integer add and a
     conversion per element become one float add per distinct offset. ALiBi's slope times
-    q - k and RetNet's decay to the power q - k are such conversions.
+    q - k is such a conversion. A conversion of a clamp, `max(a, b)` or `min(a, b)` with a
+    side that splits (RetNet's decay to the power max(q - k, 0)), becomes the clamp in float
+    of the sides' conversions (conversion is monotone), which then split. Only loops whose
+    threads own their indices through a fragment (an anchor) are rewritten; on Hopper an
+    integer-to-float conversion runs on the same quarter-rate unit as the exponential.
 
     The result is the same when both parts are below 2^24 in magnitude for f32 (a float sum of
     two exact values rounds like the conversion of their exact sum): positions of sequences
