@@ -27,34 +27,6 @@ using namespace metaattn::tile;
 
 namespace {
 
-/// Bit i set: the value depends on induction variable i of `par`. nullopt: it depends on
-/// something that cannot be recomputed outside the loop (an op with effects or regions, a
-/// block argument of a nested region, a fragment load).
-std::optional<unsigned> axes(Value value, ParallelOp par, llvm::DenseMap<Value, unsigned> &memo) {
-  if (!par->isAncestor(value.getParentRegion()->getParentOp()))
-    return 0u; // defined above the loop
-  if (auto it = memo.find(value); it != memo.end())
-    return it->second;
-  Block &body = par.getBody().front();
-  if (auto arg = dyn_cast<BlockArgument>(value)) {
-    if (arg.getOwner() != &body)
-      return std::nullopt;
-    return 1u << arg.getArgNumber();
-  }
-  Operation *op = value.getDefiningOp();
-  if (op->getNumRegions() != 0 || op->getNumResults() != 1 || !isPure(op))
-    return std::nullopt;
-  unsigned mask = 0;
-  for (Value operand : op->getOperands()) {
-    std::optional<unsigned> inner = axes(operand, par, memo);
-    if (!inner)
-      return std::nullopt;
-    mask |= *inner;
-  }
-  memo[value] = mask;
-  return mask;
-}
-
 /// Clones the computation of `value` (pure ops inside the loop) in front of the builder's
 /// insertion point, with the loop's induction variable `axis` mapped to `index`.
 Value cloneChain(Value value, ParallelOp par, IRMapping &map, OpBuilder &b) {
@@ -146,7 +118,7 @@ struct TileHoistAxisReadsPass
           return;
         unsigned mask = 0;
         for (Value index : read.getIndices()) {
-          std::optional<unsigned> inner = axes(index, par, memo);
+          std::optional<unsigned> inner = parallelAxes(index, par, memo);
           if (!inner)
             return;
           mask |= *inner;
@@ -258,3 +230,29 @@ struct TileHoistAxisReadsPass
 };
 
 } // namespace
+
+std::optional<unsigned> metaattn::tile::parallelAxes(Value value, ParallelOp par,
+                                                     llvm::DenseMap<Value, unsigned> &memo) {
+  if (!par->isAncestor(value.getParentRegion()->getParentOp()))
+    return 0u; // defined above the loop
+  if (auto it = memo.find(value); it != memo.end())
+    return it->second;
+  Block &body = par.getBody().front();
+  if (auto arg = dyn_cast<BlockArgument>(value)) {
+    if (arg.getOwner() != &body)
+      return std::nullopt;
+    return 1u << arg.getArgNumber();
+  }
+  Operation *op = value.getDefiningOp();
+  if (op->getNumRegions() != 0 || op->getNumResults() != 1 || !isPure(op))
+    return std::nullopt;
+  unsigned mask = 0;
+  for (Value operand : op->getOperands()) {
+    std::optional<unsigned> inner = parallelAxes(operand, par, memo);
+    if (!inner)
+      return std::nullopt;
+    mask |= *inner;
+  }
+  memo[value] = mask;
+  return mask;
+}

@@ -12,7 +12,6 @@
 #include "metaattn/Dialect/Tile/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include <optional>
 
@@ -35,25 +34,10 @@ struct Linear {
   int64_t constant = 0;
 };
 
-/// Whether `value`, computed inside `par`, is computed by pure ops from values defined above
-/// it and constants only (the same for every element).
-bool elementInvariant(Value value, ParallelOp par, llvm::DenseMap<Value, bool> &memo) {
-  if (!par->isAncestor(value.getParentRegion()->getParentOp()))
-    return true;
-  if (auto it = memo.find(value); it != memo.end())
-    return it->second;
-  Operation *op = value.getDefiningOp();
-  bool invariant =
-      op && op->getNumRegions() == 0 && op->getNumResults() == 1 && isPure(op) &&
-      llvm::all_of(op->getOperands(), [&](Value v) { return elementInvariant(v, par, memo); });
-  memo[value] = invariant;
-  return invariant;
-}
-
 /// Adds `coefficient` times `value` to `form`; false when `value` is not such a sum (a product
 /// of two varying values, a load, a division).
 bool decompose(Value value, int64_t coefficient, ParallelOp par, Linear &form,
-               llvm::DenseMap<Value, bool> &memo) {
+               llvm::DenseMap<Value, unsigned> &memo) {
   if (auto arg = dyn_cast<BlockArgument>(value); arg && arg.getOwner() == &par.getBody().front()) {
     form.element.push_back({value, coefficient});
     return true;
@@ -82,7 +66,8 @@ bool decompose(Value value, int64_t coefficient, ParallelOp par, Linear &form,
   // Index casts sign-extend or truncate; positions fit either width.
   if (auto cast = dyn_cast_if_present<arith::IndexCastOp>(op))
     return decompose(cast.getIn(), coefficient, par, form, memo);
-  if (!elementInvariant(value, par, memo))
+  // A term the same for every element (tile-hoist-axis-reads' analysis).
+  if (parallelAxes(value, par, memo) != 0u)
     return false;
   form.invariant.push_back({value, coefficient});
   return true;
@@ -133,7 +118,7 @@ IndexPartsOp partsOf(BlockArgument arg, ParallelOp par) {
 
 /// Whether the conversion of `value` would split: a sum of block-wide terms and induction
 /// variables with both present.
-bool splits(Value value, ParallelOp par, llvm::DenseMap<Value, bool> &memo) {
+bool splits(Value value, ParallelOp par, llvm::DenseMap<Value, unsigned> &memo) {
   Linear form;
   return decompose(value, 1, par, form, memo) && !form.element.empty() && !form.invariant.empty();
 }
@@ -142,7 +127,7 @@ bool splits(Value value, ParallelOp par, llvm::DenseMap<Value, bool> &memo) {
 /// the maximum or minimum of the conversions of a and b, which are returned (empty when
 /// nothing changed). Exact: the conversion is monotone.
 SmallVector<arith::SIToFPOp, 2> splitClamp(arith::SIToFPOp cast, ParallelOp par,
-                                           llvm::DenseMap<Value, bool> &memo) {
+                                           llvm::DenseMap<Value, unsigned> &memo) {
   Value value = cast.getIn();
   while (auto inner = value.getDefiningOp<arith::IndexCastOp>())
     value = inner.getIn();
@@ -182,7 +167,7 @@ struct TileSplitIndexCastsPass
     while (!casts.empty()) {
       arith::SIToFPOp cast = casts.pop_back_val();
       auto par = cast->getParentOfType<ParallelOp>();
-      llvm::DenseMap<Value, bool> memo;
+      llvm::DenseMap<Value, unsigned> memo;
       // A clamped position (RetNet's max(q - k, 0)): the conversion is monotone, so it
       // converts each side and clamps in float, and each side splits in turn.
       if (SmallVector<arith::SIToFPOp, 2> sides = splitClamp(cast, par, memo); !sides.empty()) {

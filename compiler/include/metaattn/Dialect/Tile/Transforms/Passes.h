@@ -5,6 +5,8 @@
 #include "metaattn/Dialect/Tile/IR/TileOps.h"
 #include "mlir/Pass/Pass.h"
 
+#include <optional>
+
 namespace metaattn::tile {
 
 #define GEN_PASS_DECL
@@ -24,6 +26,13 @@ inline bool targetHasWgmma(llvm::StringRef target) { return target == "sm_90a"; 
 /// but the last `pending` (which the caller must wait for later); returns the wait.
 GemmWaitOp issueAsyncThenWait(llvm::ArrayRef<GemmOp> gemms, mlir::Operation *after,
                               unsigned pending = 0);
+
+/// The induction variables of `par` that `value` depends on (bit i: variable i), 0 for a value
+/// the same for every element (defined above the loop, or computed inside it by pure ops from
+/// such values); nullopt when it depends on something that cannot be recomputed outside the
+/// loop (an op with effects or regions, a block argument of a nested region, a fragment load).
+std::optional<unsigned> parallelAxes(mlir::Value value, ParallelOp par,
+                                     llvm::DenseMap<mlir::Value, unsigned> &memo);
 
 } // namespace metaattn::tile
 
