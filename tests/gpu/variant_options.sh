@@ -4,8 +4,9 @@
 # case checked against the oracle at B2 1025x1025 and B3 130x77, then timed with two
 # interleaved repetitions beside our causal softmax with the default options. A table last:
 # each case's time per shape and softmax's time over it.
-# DIM (default 128) sets the head dim, with 2048 / DIM heads.
-#   BIN=<dir with static metaattn-run, metaattn-variant> OUT=<dir> [CASES="name|variant|opts;..."] \
+# DIM (default 128) sets the head dim, with 2048 / DIM heads. A case's optional fourth field names
+# another directory with metaattn-run for it (a runner built with a changed device library).
+#   BIN=<dir with static metaattn-run, metaattn-variant> OUT=<dir> [CASES="name|variant|opts[|bin];..."] \
 #     [DIM=64] bash tests/gpu/variant_options.sh
 set -u
 BIN=${BIN:-build-static/bin}
@@ -23,14 +24,14 @@ default_cases+=";document_1|document_mask|--documents=1"
 default_cases+=";document_1 3 stages|document_mask|--documents=1 --stages=3"
 IFS=';' read -r -a cases <<< "${CASES:-$default_cases}"
 for c in "${cases[@]}"; do
-  IFS='|' read -r name variant opts <<< "$c"
+  IFS='|' read -r name variant opts cbin <<< "$c"
   [ -f "$OUT/$variant.mlir" ] ||
     "$BIN/metaattn-variant" "$variant" --heads=$((2048 / ${DIM:-128})) --dim="${DIM:-128}" --causal \
       --name=f > "$OUT/$variant.mlir"
   for shape in 2:1025 3:130:77; do
     IFS=':' read -r nb sq skv <<< "$shape"
     # shellcheck disable=SC2086 # the case's options are words
-    check_run "$name B$nb ${sq}x${skv:-$sq}" "$OUT/check_${name// /_}_${sq}.log" "$BIN" \
+    check_run "$name B$nb ${sq}x${skv:-$sq}" "$OUT/check_${name// /_}_${sq}.log" "${cbin:-$BIN}" \
       "$OUT/$variant.mlir" --batch="$nb" --seq-q="$sq" --seq-kv="${skv:-$sq}" $opts
   done
 done
@@ -38,9 +39,9 @@ declare -A ms
 for rep in 1 2; do
   for s in 4096 16384; do
     for c in "${cases[@]}"; do
-      IFS='|' read -r name variant opts <<< "$c"
+      IFS='|' read -r name variant opts cbin <<< "$c"
       # shellcheck disable=SC2086
-      ms["$name|$s|$rep"]=$(bench_ms "$BIN" "$OUT/$variant.mlir" --batch=$((16384 / s)) --seq-q=$s $opts)
+      ms["$name|$s|$rep"]=$(bench_ms "${cbin:-$BIN}" "$OUT/$variant.mlir" --batch=$((16384 / s)) --seq-q=$s $opts)
     done
   done
 done
