@@ -1,10 +1,10 @@
 // Throughput of special-function (MUFU) and conversion instructions on the GPU: every thread of
 // a full grid runs 8 independent dependency chains of one instruction, so the issue rate, not
-// the latency, sets the time. Prints results per clock and multiprocessor (clock64 cycles of
-// each block, averaged) for each instruction, then the largest absolute error of tanh.approx in
-// f32 and in f16 (converted from and back to f32) against the host's double tanh over [-8, 8].
-// A development aid for the question of which per-element ops of an attention kernel share the
-// special-function unit with ex2, and at what rate; CI does not build it.
+// the latency, sets the time. Prints results per clock and multiprocessor (the kernel's time by
+// events, at the device's maximum clock) for each instruction, then the largest absolute error of
+// tanh.approx in f32 and in f16 (converted from and back to f32) against the host's double tanh
+// over [-8, 8]. A development aid for the question of which per-element ops of an attention kernel
+// share the special-function unit with ex2, and at what rate; CI does not build it.
 //   nvcc -O3 -arch=sm_90a tools/scripts/mufu_rate.cu -o mufu_rate && ./mufu_rate
 #include <cmath>
 #include <cstdio>
@@ -50,30 +50,39 @@ OP_KERNEL(ffma_f32, unsigned, "r", "fma.rn.f32 %0, %0, %0, %0;", f32init, 1)
 
 template <typename T>
 static void run(const char *name, void (*kernel)(T *, long long *), int perInst) {
-  int sms = 0, perSm = 0;
+  int sms = 0, perSm = 0, clockKhz = 0;
   cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
+  cudaDeviceGetAttribute(&clockKhz, cudaDevAttrClockRate, 0);
   cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, kernel, kThreads, 0);
-  int blocks = sms * perSm;
+  // Ten waves of resident blocks, timed with events: results per second over the maximum clock
+  // and the multiprocessors (a lower bound on the rate per clock if the clock runs below it).
+  int blocks = 10 * sms * perSm;
   T *out;
   long long *cycles;
   cudaMalloc(&out, sizeof(T) * blocks * kThreads);
   cudaMalloc(&cycles, sizeof(long long) * blocks);
+  cudaEvent_t begin, end;
+  cudaEventCreate(&begin);
+  cudaEventCreate(&end);
   kernel<<<blocks, kThreads>>>(out, cycles); // warm-up
+  cudaEventRecord(begin);
   kernel<<<blocks, kThreads>>>(out, cycles);
-  long long host[4096];
-  cudaMemcpy(host, cycles, sizeof(long long) * blocks, cudaMemcpyDeviceToHost);
+  cudaEventRecord(end);
+  cudaEventSynchronize(end);
+  float ms = 0;
+  cudaEventElapsedTime(&ms, begin, end);
   cudaError_t err = cudaGetLastError();
   if (err != cudaSuccess) {
     std::printf("%-12s error: %s\n", name, cudaGetErrorString(err));
     return;
   }
-  double mean = 0;
-  for (int b = 0; b < blocks; ++b)
-    mean += (double)host[b] / blocks;
-  // Every resident block of a multiprocessor runs at once: results per clock per multiprocessor.
-  double results = (double)perSm * kThreads * kChains * kIters * perInst;
-  std::printf("%-12s %6.1f results/clock/SM  (%5.1f instructions/clock/SM)\n", name, results / mean,
-              results / perInst / mean);
+  double results = (double)blocks * kThreads * kChains * kIters * perInst;
+  double perClock = results / (ms * 1e-3) / (clockKhz * 1e3) / sms;
+  std::printf(
+      "%-12s %6.1f results/clock/SM  (%5.1f instructions/clock/SM; %.3f ms at up to %d MHz)\n",
+      name, perClock, perClock / perInst, ms, clockKhz / 1000);
+  cudaEventDestroy(begin);
+  cudaEventDestroy(end);
   cudaFree(out);
   cudaFree(cycles);
 }
