@@ -1,24 +1,24 @@
 #!/usr/bin/env bash
-# The GPU work left after the thirty-fifth session, in one call, each part under a time limit
-# (together under the device tool's 10 minutes): positions converted to float per thread and
-# per element against per element (tests/gpu/index_casts.sh: the positional lit variants and
-# ALiBi checked, memcheck, ALiBi timed beside softmax at D64/D128/D256), softcap at D64 with
-# tile options, and the custom-variant table (benchmarks/bench_variants.py). Logs go into one
-# archive; the tables are printed last.
+# The GPU work left after the thirty-sixth session, in one call, each part under a time limit
+# (together under the device tool's 10 minutes). Logs go into one archive; the tables are
+# printed last.
 #
-# PARTS picks parts (default "castsab variants": ALiBi timed with and without
-# tile-split-index-casts at D128 and D64 after one check each way, then the variant table;
-# "casts" is the whole of tests/gpu/index_casts.sh; also "combo": a soft cap under a document
-# mask and a window, @combo of tests/lit/Conversion/convert-attn-to-tile-monotone-max.mlir,
-# checked against the oracle; "mono": softcap's maximum of the dot products against the maximum
-# after its tanh, tests/gpu/monotone_max.sh; "limits": every variant file checked and the
-# variants below softmax timed, tests/gpu/limits.sh, PROFILE names cases to profile, default
-# none; "stages": tests/gpu/stages.sh, three kv stages against the model's two for softmax over
-# the grid's D64/D128 shapes). "d64": softcap at D64 runs 0.72x our softmax (three consumer
-# warpgroups without gemm overlap, twice D128's special-function work per gemm flop); it times
-# tile options there (tests/gpu/variant_options.sh with DIM=64): two consumer warpgroups of 64
-# rows with the gemm overlap, three stages, and every second or fourth exponential on the FMA
-# pipe (--exp2-emulation, slower at D128, where the special-function unit is not the limit).
+# PARTS picks parts (default "pingpong variants"):
+# "pingpong": the ping-pong schedule now that ptxas no longer serialises its wgmma (the turn is
+#   passed in each branch of the owed output gemm's conditional): softmax, softcap and ALiBi at
+#   D128 with and without --pingpong, each checked against the oracle, then timed beside our
+#   softmax (tests/gpu/variant_options.sh), and racecheck/synccheck on a ping-pong kernel;
+# "variants": the custom-variant table (benchmarks/bench_variants.py);
+# "castsab": ALiBi timed with and without tile-split-index-casts at D128 and D64 after one check
+#   each way; "casts" is the whole of tests/gpu/index_casts.sh;
+# "combo": a soft cap under a document mask and a window, @combo of
+#   tests/lit/Conversion/convert-attn-to-tile-monotone-max.mlir, checked against the oracle;
+# "mono": softcap's maximum of the dot products against the maximum after its tanh,
+#   tests/gpu/monotone_max.sh;
+# "limits": every variant file checked and the variants below softmax timed,
+#   tests/gpu/limits.sh, PROFILE names cases to profile, default none;
+# "stages": tests/gpu/stages.sh, three kv stages against the model's two for softmax;
+# "d64": softcap at D64 with tile options (tests/gpu/variant_options.sh with DIM=64).
 #
 #   BIN=<dir with static metaattn-run, metaattn-variant> OUT=<dir> [PARTS="combo mono"] \
 #     bash tests/gpu/pending.sh
@@ -28,10 +28,10 @@ OUT=${OUT:-/tmp/metaattn-pending}
 mkdir -p "$OUT"
 export METAATTN_CACHE_DIR=${METAATTN_CACHE_DIR:-/tmp/metaattn-cache}
 nvidia-smi -L | head -1 || { echo "no GPU"; exit 1; }
-PARTS=" ${PARTS:-castsab variants} "
+PARTS=" ${PARTS:-pingpong variants} "
 part() { [[ $PARTS == *" $1 "* ]]; }
 touch "$OUT/combo.txt" "$OUT/mono.txt" "$OUT/limits.txt" "$OUT/variants.txt" "$OUT/stages.txt" \
-  "$OUT/d64.txt" "$OUT/casts.txt"
+  "$OUT/d64.txt" "$OUT/casts.txt" "$OUT/pingpong.txt"
 combo=tests/lit/Conversion/convert-attn-to-tile-monotone-max.mlir
 part combo && for shape in 1:1:1:1 2:129:65:1 2:200:333:3 1:1025:1025:4; do
   IFS=':' read -r nb sq skv docs <<< "$shape"
@@ -57,6 +57,18 @@ part castsab && for opts in "" "--split-index-casts=false"; do
 done > "$OUT/casts.txt" && timeout 240 env BIN="$BIN" OUT="$OUT/casts" VARIANT=alibi \
   OFF=--split-index-casts=false OFF_NAME=per-element CHECKS=0 DIMS="128 64" \
   bash tests/gpu/option_ab.sh >> "$OUT/casts.txt" 2>&1
+pp="softmax|softmax|;softmax pingpong|softmax|--pingpong;softcap|softcap|"
+pp+=";softcap pingpong|softcap|--pingpong;alibi|alibi|;alibi pingpong|alibi|--pingpong"
+if part pingpong; then
+  timeout 230 env BIN="$BIN" OUT="$OUT/pp" CASES="$pp" bash tests/gpu/variant_options.sh \
+    > "$OUT/pingpong.txt" 2>&1
+  for tool in racecheck synccheck; do
+    r=$(timeout 100 compute-sanitizer --tool $tool "$BIN/metaattn-run" "$OUT/pp/softcap.mlir" \
+      --device=gpu --pingpong --batch=1 --seq-q=300 --seq-kv=400 2>&1 |
+      grep -E 'SUMMARY|^PASS|^FAIL' | tr '\n' ' ')
+    echo "$tool softcap --pingpong 300x400: ${r:-no result}"
+  done >> "$OUT/pingpong.txt"
+fi
 part d64 && timeout 200 env BIN="$BIN" OUT="$OUT/d64" DIM=64 CASES="$d64" \
   bash tests/gpu/variant_options.sh > "$OUT/d64.txt" 2>&1
 part mono && timeout 200 env BIN="$BIN" OUT="$OUT/mono" bash tests/gpu/monotone_max.sh > "$OUT/mono.txt" 2>&1
@@ -64,7 +76,9 @@ part limits && timeout 230 env BIN="$BIN" OUT="$OUT/lim" PROFILE="${PROFILE:-0}"
   bash tests/gpu/limits.sh > "$OUT/limits.txt" 2>&1
 part variants && timeout 120 python3 benchmarks/bench_variants.py --bin "$BIN" --csv "$OUT/variants.csv" \
   > "$OUT/variants.txt" 2>&1
-(cd "$OUT" && tar czf logs.tgz casts mono lim stages d64 2>/dev/null; rm -rf casts mono lim stages d64)
+(cd "$OUT" && tar czf logs.tgz casts mono lim stages d64 pp 2>/dev/null; rm -rf casts mono lim stages d64 pp)
+echo "== ping-pong (each branch passes the turn; no wgmma serialisation)"
+cat "$OUT/pingpong.txt"
 echo "== a soft cap under a document mask and a window"
 cat "$OUT/combo.txt"
 echo "== three kv stages against two (softmax)"

@@ -5,9 +5,10 @@
 // Ping-pong over the overlapped schedule (tile-gemm-overlap, then tile-warpgroup-pingpong):
 // one turn issues both of a warpgroup's gemms of an iteration, the score gemm of tile j and,
 // when one is owed, the output gemm of tile j - 1 (FlashAttention-3's order), so the other
-// warpgroup's two gemms queue behind them while this one runs its softmax. The waits that
-// tile-gemm-overlap put in the conditional's branches follow the turn, on the same
-// condition.
+// warpgroup's two gemms queue behind them while this one runs its softmax. Each branch of
+// the conditional passes the turn in front of the waits tile-gemm-overlap put there: a pass
+// after the conditional, with the waits in a second one, joined the branches between the
+// output gemm's commit and its wait, and ptxas serialised every wgmma of the kernel.
 // CHECK-LABEL: tile.kernel @mha
 // CHECK: } consumer {
 // CHECK-NEXT: tile.warpgroup_turn "start"
@@ -18,13 +19,14 @@
 // CHECK-NOT: tile.warpgroup_turn
 // CHECK-NOT: tile.gemm_wait
 // CHECK: tile.gemm {{.*}} {async, tile.wgmma}
-// CHECK-NEXT: }
 // CHECK-NEXT: tile.warpgroup_turn "pass"
-// CHECK-NEXT: scf.if %[[OWED]] {
 // CHECK-NEXT: tile.gemm_wait 1
 // CHECK-NEXT: } else {
+// CHECK-NEXT: tile.warpgroup_turn "pass"
 // CHECK-NEXT: tile.gemm_wait 0
 // CHECK-NEXT: }
+// CHECK-NOT: tile.warpgroup_turn "pass"
+// CHECK: scf.yield
 // The last tile's output gemm, after the loop, in a turn of its own.
 // CHECK: tile.warpgroup_turn "wait"
 // CHECK-NEXT: tile.gemm {{.*}} {async, tile.wgmma}

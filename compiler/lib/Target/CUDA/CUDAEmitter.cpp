@@ -445,13 +445,14 @@ static bool readOncePerTile(ReadOp read) {
 /// overwrites it (its first wgmma ignores C) and the fill is not printed. Left to ptxas, the
 /// fill sometimes stays as a register move per accumulator element in every kv tile (the
 /// persistent softmax kernel's score gemm: 64 moves per thread and tile at D128).
-/// Between the two only mbarrier waits, stage views and pure ops may come (none of them
-/// touches the accumulator).
+/// Between the two only mbarrier waits, stage views, warpgroup turns (a ping-pong turn's wait)
+/// and pure ops may come (none of them touches the accumulator).
 static GemmOp overwritingGemm(FillOp fill) {
   if (!matchPattern(fill.getValue(), m_AnyZeroFloat()))
     return {};
   Operation *op = fill->getNextNode();
-  while (op && (isa<MbarrierWaitOp, StageOp>(op) || (isPure(op) && op->getNumRegions() == 0)))
+  while (op && (isa<MbarrierWaitOp, StageOp, WarpgroupTurnOp>(op) ||
+                (isPure(op) && op->getNumRegions() == 0)))
     op = op->getNextNode();
   auto gemm = dyn_cast_or_null<GemmOp>(op);
   if (!gemm || !gemm->hasAttr(kWgmmaAttr) || gemm.getC() != fill.getBuffer() ||
@@ -463,7 +464,8 @@ static GemmOp overwritingGemm(FillOp fill) {
 /// The fill `overwritingGemm` pairs with `gemm`, if any.
 static FillOp overwrittenFill(GemmOp gemm) {
   Operation *op = gemm->getPrevNode();
-  while (op && (isa<MbarrierWaitOp, StageOp>(op) || (isPure(op) && op->getNumRegions() == 0)))
+  while (op && (isa<MbarrierWaitOp, StageOp, WarpgroupTurnOp>(op) ||
+                (isPure(op) && op->getNumRegions() == 0)))
     op = op->getPrevNode();
   auto fill = dyn_cast_or_null<FillOp>(op);
   return fill && overwritingGemm(fill) == gemm ? fill : FillOp();

@@ -5,7 +5,8 @@
 // `tile.warpgroup_turn "wait"` and `"pass"`, so while one warpgroup multiplies, the others
 // run their softmax (FlashAttention-3's ping-pong schedule). wgmma gemms are only issued
 // inside the turn and waited for after it. In the overlapped schedule (tile-gemm-overlap)
-// the score gemm of tile j and the conditional output gemm of tile j - 1 share one turn.
+// the score gemm of tile j and the conditional output gemm of tile j - 1 share one turn,
+// which each branch of the conditional passes before its waits.
 //
 //===----------------------------------------------------------------------===//
 
@@ -56,26 +57,24 @@ bool isConditionalIssue(Operation &op) {
   return issues;
 }
 
-/// Moves the trailing gemm waits of both branches of `branch` into a new `scf.if` on the
-/// same condition right after it (the condition is not written in between: both are in the
-/// same block with only the turn's pass between them); returns the new `if`.
-scf::IfOp splitTrailingWaits(scf::IfOp branch, OpBuilder &b) {
-  b.setInsertionPointAfter(branch);
-  auto waits = b.create<scf::IfOp>(branch.getLoc(), branch.getCondition(),
-                                   /*withElseRegion=*/true);
-  auto move = [](Block *from, Block *to) {
-    SmallVector<Operation *> trailing;
-    for (Operation &op : llvm::reverse(from->without_terminator())) {
+/// Ends the turn inside both branches of `branch`, in front of their trailing gemm waits, so
+/// that each branch passes the turn and then waits, in the block that issued its gemms. A pass
+/// after the `if` with the waits in a second `if` on the same condition would join the
+/// branches between the output gemm's wgmma commit and its wait: ptxas then serialises every
+/// wgmma of the kernel ("non wgmma instructions reading accumulator registers of a wgmma
+/// between start and end of the pipeline stage", C7514; `metaattn-run --resource-report
+/// --pingpong` warns).
+void passInBranches(scf::IfOp branch, OpBuilder &b) {
+  for (Block *block : {branch.thenBlock(), branch.elseBlock()}) {
+    Operation *firstWait = block->getTerminator();
+    for (Operation &op : llvm::reverse(block->without_terminator())) {
       if (!isa<GemmWaitOp>(op))
         break;
-      trailing.push_back(&op);
+      firstWait = &op;
     }
-    for (Operation *op : llvm::reverse(trailing))
-      op->moveBefore(to->getTerminator());
-  };
-  move(branch.thenBlock(), waits.thenBlock());
-  move(branch.elseBlock(), waits.elseBlock());
-  return waits;
+    b.setInsertionPoint(firstWait);
+    b.create<WarpgroupTurnOp>(branch.getLoc(), "pass");
+  }
 }
 
 /// Wraps each maximal run of consecutive gemms of `block` (and of the blocks nested in it),
@@ -112,13 +111,16 @@ void wrapSections(Block &block, OpBuilder &b) {
         issueOnly = false; // a joined conditional issue: its waits follow the turn already
       }
     }
-    // A joined conditional issue that ends the run: its waits follow the pass.
-    if (auto branch = dyn_cast<scf::IfOp>(last))
-      splitTrailingWaits(branch, b);
-    b.setInsertionPointAfter(last);
-    auto pass = b.create<WarpgroupTurnOp>(last->getLoc(), "pass");
-    if (issueOnly)
-      issueAsyncThenWait(gemms, pass);
+    // A joined conditional issue that ends the run passes the turn in each branch, before
+    // its waits.
+    if (auto branch = dyn_cast<scf::IfOp>(last)) {
+      passInBranches(branch, b);
+    } else {
+      b.setInsertionPointAfter(last);
+      auto pass = b.create<WarpgroupTurnOp>(last->getLoc(), "pass");
+      if (issueOnly)
+        issueAsyncThenWait(gemms, pass);
+    }
     first = last = nullptr;
   };
   for (Operation &op : llvm::make_early_inc_range(block)) {
