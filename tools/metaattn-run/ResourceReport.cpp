@@ -66,7 +66,12 @@ mlir::LogicalResult run::printResourceReport(const std::vector<LoweredKernel> &k
     if (spillStores == "0" && std::regex_search(log, m, std::regex("([0-9]+) bytes stack frame")) &&
         m[1] != "0")
       os << "    warning: " << m[1] << " B stack frame (arrays in local memory)\n";
-    if (log.find("serialized") != std::string::npos)
+    // ptxas says why ("... are serialized due to <reason> in (or: for) the function 'f'"):
+    // print the reason, which names what to change in the kernel.
+    if (std::regex_search(log, m,
+                          std::regex("serialized due to ([^\n]*?) (?:in|for) the function")))
+      os << "    warning: ptxas serialized the wgmma instructions, due to " << m[1].str() << "\n";
+    else if (log.find("serialized") != std::string::npos)
       os << "    warning: ptxas serialized the wgmma instructions (see --dump-cuda and ptxas)\n";
   }
   return mlir::success();

@@ -7,6 +7,10 @@
 // registers of a wgmma between start and end of the pipeline stage").
 // RUN: metaattn-run %s --device=cpu --resource-report --pingpong | FileCheck %s --implicit-check-not=serialized
 // RUN: metaattn-run %s --device=cpu --pingpong --batch=1 --seq-q=130 --seq-kv=300 | FileCheck %s --check-prefix=RAN
+// The report gives ptxas's reason when it does serialise: a persistent kernel with 192-wide
+// kv tiles (which the tile model never picks) runs out of registers.
+// RUN: metaattn-run %s --device=cpu --resource-report --persistent --block-n=192 --function=softcap_causal_gqa | FileCheck %s --check-prefix=WHY
+// WHY: warning: ptxas serialized the wgmma instructions, due to insufficient register resources
 // CHECK: resources softcap_causal_gqa (sm_90a): {{[0-9]+}} registers/thread, spills 0 B stored / 0 B loaded, {{[0-9]+}} B dynamic shared, 384 threads; gemms: 4 wgmma, 0 mma.sync
 // CHECK: resources mha_d256 (sm_90a): {{[0-9]+}} registers/thread, spills 0 B stored / 0 B loaded, {{[0-9]+}} B dynamic shared, 384 threads; gemms: 3 wgmma, 0 mma.sync
 // RAN: PASS softcap_causal_gqa
