@@ -7,7 +7,8 @@
 # "pingpong": the ping-pong schedule now that ptxas no longer serialises its wgmma (the turn is
 #   passed in each branch of the owed output gemm's conditional): softmax, softcap and ALiBi at
 #   D128 with and without --pingpong, each checked against the oracle, then timed beside our
-#   softmax (tests/gpu/variant_options.sh), and racecheck/synccheck on a ping-pong kernel;
+#   softmax (tests/gpu/variant_options.sh), racecheck/synccheck on a ping-pong kernel, and the
+#   softmax grid's D128/D256 shapes with and without it (tests/gpu/explore_configs.sh);
 # "variants": the custom-variant table (benchmarks/bench_variants.py);
 # "castsab": ALiBi timed with and without tile-split-index-casts at D128 and D64 after one check
 #   each way; "casts" is the whole of tests/gpu/index_casts.sh;
@@ -68,6 +69,9 @@ if part pingpong; then
       grep -E 'SUMMARY|^PASS|^FAIL' | tr '\n' ' ')
     echo "$tool softcap --pingpong 300x400: ${r:-no result}"
   done >> "$OUT/pingpong.txt"
+  timeout 150 env BIN="$BIN" OUT="$OUT/pp/cfg" SHAPES="d128 d128c d256 d256c" \
+    SEQS="1024 4096 16384" CONFIGS="default|--pingpong" bash tests/gpu/explore_configs.sh \
+    >> "$OUT/pingpong.txt" 2>&1
 fi
 part d64 && timeout 200 env BIN="$BIN" OUT="$OUT/d64" DIM=64 CASES="$d64" \
   bash tests/gpu/variant_options.sh > "$OUT/d64.txt" 2>&1
