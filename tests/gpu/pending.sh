@@ -9,6 +9,7 @@
 #   D128 with and without --pingpong, each checked against the oracle, then timed beside our
 #   softmax (tests/gpu/variant_options.sh), racecheck/synccheck on a ping-pong kernel, and the
 #   softmax grid's D128/D256 shapes with and without it (tests/gpu/explore_configs.sh);
+#   SANITIZE=0 skips the sanitizers;
 # "variants": the custom-variant table (benchmarks/bench_variants.py);
 # "castsab": ALiBi timed with and without tile-split-index-casts at D128 and D64 after one check
 #   each way; "casts" is the whole of tests/gpu/index_casts.sh;
@@ -63,7 +64,7 @@ pp+=";softcap pingpong|softcap|--pingpong;alibi|alibi|;alibi pingpong|alibi|--pi
 if part pingpong; then
   timeout 230 env BIN="$BIN" OUT="$OUT/pp" CASES="$pp" bash tests/gpu/variant_options.sh \
     > "$OUT/pingpong.txt" 2>&1
-  for tool in racecheck synccheck; do
+  [ "${SANITIZE:-1}" = 1 ] && for tool in racecheck synccheck; do
     r=$(timeout 100 compute-sanitizer --tool $tool "$BIN/metaattn-run" "$OUT/pp/softcap.mlir" \
       --device=gpu --pingpong --batch=1 --seq-q=300 --seq-kv=400 2>&1 |
       grep -E 'SUMMARY|^PASS|^FAIL' | tr '\n' ' ')
