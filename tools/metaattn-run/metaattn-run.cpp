@@ -185,7 +185,8 @@ static cl::opt<bool> gemmOverlapOpt(
 static cl::opt<bool> pingpongOpt(
     cl::cat(runCategory), "pingpong",
     cl::desc("warp-specialised kernels: consumer warpgroups take turns on the tensor cores "
-             "(default false: measured slower while each gemm waits for its own wgmma)"),
+             "(default false: 1.00-1.09x for causal softmax at D128 on an H100, slower without a "
+             "mask and for softcap)"),
     cl::init(false));
 
 namespace {
