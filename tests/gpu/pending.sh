@@ -1,15 +1,18 @@
 #!/usr/bin/env bash
-# The GPU work left after the thirty-sixth session, in one call, each part under a time limit
+# The GPU work left after the thirty-eighth session, in one call, each part under a time limit
 # (together under the device tool's 10 minutes). Logs go into one archive; the tables are
 # printed last.
 #
-# PARTS picks parts (default "pingpong variants"):
-# "pingpong": the ping-pong schedule now that ptxas no longer serialises its wgmma (the turn is
-#   passed in each branch of the owed output gemm's conditional): softmax, softcap and ALiBi at
-#   D128 with and without --pingpong, each checked against the oracle, then timed beside our
-#   softmax (tests/gpu/variant_options.sh), racecheck/synccheck on a ping-pong kernel, and the
-#   softmax grid's D128/D256 shapes with and without it (tests/gpu/explore_configs.sh);
-#   SANITIZE=0 skips the sanitizers;
+# PARTS picks parts (default "ppgrid variants"):
+# "ppgrid": the softmax grid's D128 cells (benchmarks/bench_suite.py, every output checked,
+#   cuDNN, FA2 and FlexAttention in the same process) with the default schedule and with
+#   --pingpong, for a per-shape ping-pong default (the thirty-eighth session's H100 runs:
+#   causal D128 1.00-1.09x, mask-free 0.95-0.98x); then racecheck/synccheck on a ping-pong
+#   kernel (SANITIZE=0 skips them);
+# "pingpong": the thirty-eighth session's ping-pong part: softmax, softcap and ALiBi at D128 with
+#   and without --pingpong, each checked against the oracle, then timed beside our softmax
+#   (tests/gpu/variant_options.sh), the sanitizers as in "ppgrid", and the softmax grid's
+#   D128/D256 shapes with and without it (tests/gpu/explore_configs.sh);
 # "variants": the custom-variant table (benchmarks/bench_variants.py);
 # "castsab": ALiBi timed with and without tile-split-index-casts at D128 and D64 after one check
 #   each way; "casts" is the whole of tests/gpu/index_casts.sh;
@@ -30,8 +33,9 @@ OUT=${OUT:-/tmp/metaattn-pending}
 mkdir -p "$OUT"
 export METAATTN_CACHE_DIR=${METAATTN_CACHE_DIR:-/tmp/metaattn-cache}
 nvidia-smi -L | head -1 || { echo "no GPU"; exit 1; }
-PARTS=" ${PARTS:-pingpong variants} "
+PARTS=" ${PARTS:-ppgrid variants} "
 part() { [[ $PARTS == *" $1 "* ]]; }
+mkdir -p "$OUT/pp"
 touch "$OUT/combo.txt" "$OUT/mono.txt" "$OUT/limits.txt" "$OUT/variants.txt" "$OUT/stages.txt" \
   "$OUT/d64.txt" "$OUT/casts.txt" "$OUT/pingpong.txt"
 combo=tests/lit/Conversion/convert-attn-to-tile-monotone-max.mlir
@@ -64,12 +68,27 @@ pp+=";softcap pingpong|softcap|--pingpong;alibi|alibi|;alibi pingpong|alibi|--pi
 if part pingpong; then
   timeout 230 env BIN="$BIN" OUT="$OUT/pp" CASES="$pp" bash tests/gpu/variant_options.sh \
     > "$OUT/pingpong.txt" 2>&1
+fi
+if part ppgrid; then
+  for opts in "" "--pingpong"; do
+    name=${opts:-default}; name=${name#--}
+    timeout 200 python3 benchmarks/bench_suite.py --runner "$BIN/metaattn-run" --only grid \
+      --dims 128 --runner-opts="$opts" --out "$OUT/ppgrid_$name" > "$OUT/pp/grid_$name.txt" 2>&1
+    echo "-- D128 grid, ${opts:-default schedule}"
+    grep -A20 "^| D" "$OUT/pp/grid_$name.txt" | head -16
+  done >> "$OUT/pingpong.txt"
+  [ -f "$OUT/pp/softcap.mlir" ] ||
+    "$BIN/metaattn-variant" softcap --heads=16 --dim=128 --causal --name=f > "$OUT/pp/softcap.mlir"
+fi
+if part pingpong || part ppgrid; then
   [ "${SANITIZE:-1}" = 1 ] && for tool in racecheck synccheck; do
     r=$(timeout 100 compute-sanitizer --tool $tool "$BIN/metaattn-run" "$OUT/pp/softcap.mlir" \
       --device=gpu --pingpong --batch=1 --seq-q=300 --seq-kv=400 2>&1 |
       grep -E 'SUMMARY|^PASS|^FAIL' | tr '\n' ' ')
     echo "$tool softcap --pingpong 300x400: ${r:-no result}"
   done >> "$OUT/pingpong.txt"
+fi
+if part pingpong; then
   timeout 150 env BIN="$BIN" OUT="$OUT/pp/cfg" SHAPES="d128 d128c d256 d256c" \
     SEQS="1024 4096 16384" CONFIGS="default|--pingpong" bash tests/gpu/explore_configs.sh \
     >> "$OUT/pingpong.txt" 2>&1
