@@ -94,7 +94,7 @@ struct PipelineOptions {
   bool warpSpecialize = true;
   /// In warp-specialised kernels, consumer warpgroups take turns on the tensor cores
   /// (tile-warpgroup-pingpong). Off by default: on an H100 it ran 1.00-1.09x the default
-  /// schedule for causal softmax at D128 but 0.95-0.98x without a mask and 0.91x for softcap
+  /// schedule for causal softmax at D128 but 0.94-0.98x without a mask and 0.91x for softcap
   /// (benchmarks/RESULTS.md, thirty-eighth session).
   bool pingpong = false;
   /// In warp-specialised kernels with two consumer warpgroups, each warpgroup runs one kv
