@@ -1,9 +1,15 @@
 #!/usr/bin/env bash
-# The GPU work left after the thirty-eighth session, in one call, each part under a time limit
+# The GPU work left after the thirty-ninth session, in one call, each part under a time limit
 # (together under the device tool's 10 minutes). Logs go into one archive; the tables are
 # printed last.
 #
-# PARTS picks parts (default "ppgrid variants"):
+# PARTS picks parts (default "model"):
+# "model": the ping-pong schedule where the tile model picks it (the default since the
+#   thirty-ninth session: softmax-like variants under a diagonal mask at head dims padded to
+#   128): the variants it picks checked against the oracle at odd shapes, D128 and D96,
+#   racecheck/synccheck on one such kernel (SANITIZE=0 skips them), then the whole softmax
+#   grid (benchmarks/bench_suite.py --only grid, cuDNN, FA2 and FlexAttention in the same
+#   process), then the custom-variant table;
 # "ppgrid": the softmax grid's D128 cells (benchmarks/bench_suite.py, every output checked,
 #   cuDNN, FA2 and FlexAttention in the same process) with the default schedule and with
 #   --pingpong, for a per-shape ping-pong default (the thirty-eighth session's H100 runs:
@@ -33,11 +39,11 @@ OUT=${OUT:-/tmp/metaattn-pending}
 mkdir -p "$OUT"
 export METAATTN_CACHE_DIR=${METAATTN_CACHE_DIR:-/tmp/metaattn-cache}
 nvidia-smi -L | head -1 || { echo "no GPU"; exit 1; }
-PARTS=" ${PARTS:-ppgrid variants} "
+PARTS=" ${PARTS:-model} "
 part() { [[ $PARTS == *" $1 "* ]]; }
 mkdir -p "$OUT/pp"
 touch "$OUT/combo.txt" "$OUT/mono.txt" "$OUT/limits.txt" "$OUT/variants.txt" "$OUT/stages.txt" \
-  "$OUT/d64.txt" "$OUT/casts.txt" "$OUT/pingpong.txt"
+  "$OUT/d64.txt" "$OUT/casts.txt" "$OUT/pingpong.txt" "$OUT/model.txt"
 combo=tests/lit/Conversion/convert-attn-to-tile-monotone-max.mlir
 part combo && for shape in 1:1:1:1 2:129:65:1 2:200:333:3 1:1025:1025:4; do
   IFS=':' read -r nb sq skv docs <<< "$shape"
@@ -93,14 +99,43 @@ if part pingpong; then
     SEQS="1024 4096 16384" CONFIGS="default|--pingpong" bash tests/gpu/explore_configs.sh \
     >> "$OUT/pingpong.txt" 2>&1
 fi
+if part model; then
+  mkdir -p "$OUT/model"
+  for v in softmax alibi sink softpick sliding_window; do
+    for dim in 128 96; do
+      "$BIN/metaattn-variant" $v --heads=4 --dim=$dim --causal --name=f > "$OUT/model/$v$dim.mlir"
+      for shape in 1:1:1 2:1025:1025 3:130:77 1:300:400; do
+        IFS=':' read -r nb sq skv <<< "$shape"
+        r=$(timeout 60 "$BIN/metaattn-run" "$OUT/model/$v$dim.mlir" --device=gpu --batch="$nb" \
+          --seq-q="$sq" --seq-kv="$skv" 2>&1 | grep -E '^PASS|^FAIL|rror' | head -1)
+        echo "$v D$dim causal B$nb ${sq}x$skv: ${r:-no result}"
+      done
+    done
+  done > "$OUT/model.txt"
+  [ "${SANITIZE:-1}" = 1 ] && for tool in racecheck synccheck; do
+    r=$(timeout 100 compute-sanitizer --tool $tool "$BIN/metaattn-run" "$OUT/model/softmax128.mlir" \
+      --device=gpu --batch=1 --seq-q=300 --seq-kv=400 2>&1 | grep -E 'SUMMARY|^PASS|^FAIL' | tr '\n' ' ')
+    echo "$tool softmax D128 causal (model's ping-pong) 300x400: ${r:-no result}"
+  done >> "$OUT/model.txt"
+  timeout 330 python3 benchmarks/bench_suite.py --runner "$BIN/metaattn-run" --only grid \
+    --out "$OUT/model/grid" > "$OUT/model/grid.txt" 2>&1
+  timeout 150 python3 benchmarks/bench_variants.py --bin "$BIN" --csv "$OUT/model/variants.csv" \
+    > "$OUT/model/variants.txt" 2>&1
+fi
 part d64 && timeout 200 env BIN="$BIN" OUT="$OUT/d64" DIM=64 CASES="$d64" \
   bash tests/gpu/variant_options.sh > "$OUT/d64.txt" 2>&1
 part mono && timeout 200 env BIN="$BIN" OUT="$OUT/mono" bash tests/gpu/monotone_max.sh > "$OUT/mono.txt" 2>&1
 part limits && timeout 230 env BIN="$BIN" OUT="$OUT/lim" PROFILE="${PROFILE:-0}" KEEP_SASS=1 \
   bash tests/gpu/limits.sh > "$OUT/limits.txt" 2>&1
-part variants && timeout 120 python3 benchmarks/bench_variants.py --bin "$BIN" --csv "$OUT/variants.csv" \
+part variants && timeout 200 python3 benchmarks/bench_variants.py --bin "$BIN" --csv "$OUT/variants.csv" \
   > "$OUT/variants.txt" 2>&1
-(cd "$OUT" && tar czf logs.tgz casts mono lim stages d64 pp 2>/dev/null; rm -rf casts mono lim stages d64 pp)
+(cd "$OUT" && tar czf logs.tgz casts mono lim stages d64 pp model 2>/dev/null
+  rm -rf casts mono lim stages d64 pp model)
+if part model; then
+  echo "== the tile model's ping-pong: checks"
+  grep -v ": PASS" "$OUT/model.txt"
+  echo "$(grep -c ': PASS' "$OUT/model.txt") checks PASS"
+fi
 echo "== ping-pong (each branch passes the turn; no wgmma serialisation)"
 cat "$OUT/pingpong.txt"
 echo "== a soft cap under a document mask and a window"
@@ -117,3 +152,9 @@ echo "== every variant file; the variants below softmax"
 grep -v "^PASS file" "$OUT/limits.txt"
 echo "== custom variants"
 grep -A16 "^| variant" "$OUT/variants.txt"
+if part model; then
+  echo "== the tile model's ping-pong: custom variants"
+  tar xzf "$OUT/logs.tgz" -O model/variants.txt 2>/dev/null | grep -A16 "^| variant"
+  echo "== the tile model's ping-pong: softmax grid"
+  tar xzf "$OUT/logs.tgz" -O model/grid.txt 2>/dev/null | grep -A40 "^| D" | head -48
+fi

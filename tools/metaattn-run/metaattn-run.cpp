@@ -184,9 +184,10 @@ static cl::opt<bool> gemmOverlapOpt(
     cl::init(true));
 static cl::opt<bool> pingpongOpt(
     cl::cat(runCategory), "pingpong",
-    cl::desc("warp-specialised kernels: consumer warpgroups take turns on the tensor cores "
-             "(default false: 1.00-1.09x for causal softmax at D128 on an H100, slower without a "
-             "mask and for softcap)"),
+    cl::desc("warp-specialised kernels: consumer warpgroups take turns on the tensor cores; "
+             "true: in every kernel, false: in none (default: where the tile model picks it, "
+             "causal softmax-like kernels at D128: 1.00-1.16x there on the H100 and H200, "
+             "slower without a mask and for softcap)"),
     cl::init(false));
 
 namespace {
@@ -338,7 +339,9 @@ static int runMain(int argc, char **argv) {
   options.pipeline.dropRowTerms = dropRowTermsOpt;
   options.pipeline.exp2Emulation = exp2EmulationOpt;
   options.pipeline.warpSpecialize = warpSpecializeOpt;
-  options.pipeline.pingpong = pingpongOpt;
+  if (pingpongOpt.getNumOccurrences())
+    options.pipeline.pingpong =
+        pingpongOpt ? PipelineOptions::Pingpong::all : PipelineOptions::Pingpong::off;
   options.pipeline.gemmOverlap = gemmOverlapOpt;
   if (persistentOpt.getNumOccurrences()) {
     options.pipeline.persistent = persistentOpt == PersistentMode::always;

@@ -54,6 +54,8 @@ void metaattn::buildAttnToTilePipeline(OpPassManager &pm, const PipelineOptions 
   convert.approxTanh = options.approxTanh;
   convert.fuseCombine = options.fuseCombine;
   convert.warpSpecialize = options.warpSpecialize;
+  convert.markPingpong = options.warpSpecialize && options.gemmOverlap &&
+                         options.pingpong == PipelineOptions::Pingpong::model;
   convert.gemmOverlap = options.warpSpecialize && options.gemmOverlap;
   // Not for persistent kernels: their consumers get 8 registers fewer (the producer keeps 40
   // for the walk over tiles), and with 192-wide kv tiles ptxas then spills 32 B and serialises
@@ -76,8 +78,9 @@ void metaattn::buildAttnToTilePipeline(OpPassManager &pm, const PipelineOptions 
                                                     /*skipLoads=*/options.skipLoads}));
   if (options.warpSpecialize && options.gemmOverlap)
     kernels.addPass(tile::createTileGemmOverlap());
-  if (options.warpSpecialize && options.pingpong)
-    kernels.addPass(tile::createTileWarpgroupPingpong());
+  if (options.warpSpecialize && options.pingpong != PipelineOptions::Pingpong::off)
+    kernels.addPass(tile::createTileWarpgroupPingpong(
+        {/*onlyMarked=*/options.pingpong == PipelineOptions::Pingpong::model}));
   // After the passes that may put barriers or turns into the guards (it then leaves them).
   if (options.warpSpecialize && options.groupGuards)
     kernels.addPass(tile::createTileGroupGuards());
@@ -97,8 +100,10 @@ std::string metaattn::tuningArch(llvm::StringRef target, const PipelineOptions &
   std::string arch = target.str();
   if (!options.warpSpecialize)
     arch += "+no-ws";
-  if (options.pingpong)
+  if (options.pingpong == PipelineOptions::Pingpong::all)
     arch += "+pingpong";
+  if (options.pingpong == PipelineOptions::Pingpong::off)
+    arch += "+no-pingpong";
   if (!options.gemmOverlap)
     arch += "+no-gemm-overlap";
   if (options.persistent)
@@ -210,7 +215,9 @@ struct LowerPipelineOptions : public PassPipelineOptions<LowerPipelineOptions> {
       llvm::cl::init(true)};
   Option<bool> pingpong{*this, "pingpong",
                         llvm::cl::desc("warp-specialised kernels: consumer warpgroups take "
-                                       "turns on the tensor cores (default false)"),
+                                       "turns on the tensor cores, true: in every kernel, "
+                                       "false: in none (default: where the tile model picks "
+                                       "it, causal softmax-like kernels at D128)"),
                         llvm::cl::init(false)};
   Option<bool> gemmOverlap{*this, "gemm-overlap",
                            llvm::cl::desc("warp-specialised kernels: run a tile's output gemm "
@@ -300,7 +307,9 @@ void metaattn::registerMetaAttnPipelines() {
         options.dropRowTerms = cl.dropRowTerms;
         options.exp2Emulation = cl.exp2Emulation;
         options.warpSpecialize = cl.warpSpecialize;
-        options.pingpong = cl.pingpong;
+        if (cl.pingpong.hasValue())
+          options.pingpong =
+              cl.pingpong ? PipelineOptions::Pingpong::all : PipelineOptions::Pingpong::off;
         options.gemmOverlap = cl.gemmOverlap;
         options.persistent = cl.persistent;
         options.longKeys = cl.longKeys;

@@ -101,9 +101,12 @@ TEST_F(Tuning, EntriesAreKeptPerKernelSchedule) {
   cpAsync.warpSpecialize = false;
   EXPECT_EQ(tuningArch("sm_90a", cpAsync), "sm_90a+no-ws");
   PipelineOptions turns;
-  turns.pingpong = true;
+  turns.pingpong = PipelineOptions::Pingpong::all;
   turns.gemmOverlap = false;
   EXPECT_EQ(tuningArch("sm_90a", turns), "sm_90a+pingpong+no-gemm-overlap");
+  PipelineOptions noTurns;
+  noTurns.pingpong = PipelineOptions::Pingpong::off;
+  EXPECT_EQ(tuningArch("sm_90a", noTurns), "sm_90a+no-pingpong");
 
   // A tile recorded for the cp.async schedule is not taken by the warp-specialised one.
   std::string path = tempPath("schedule");

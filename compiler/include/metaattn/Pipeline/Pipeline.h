@@ -93,10 +93,14 @@ struct PipelineOptions {
   /// (tile-warp-specialize) where it fits; false keeps the cp.async pipeline everywhere.
   bool warpSpecialize = true;
   /// In warp-specialised kernels, consumer warpgroups take turns on the tensor cores
-  /// (tile-warpgroup-pingpong). Off by default: on an H100 it ran 1.00-1.09x the default
-  /// schedule for causal softmax at D128 but 0.94-0.98x without a mask and 0.91x for softcap
-  /// (benchmarks/RESULTS.md, thirty-eighth session).
-  bool pingpong = false;
+  /// (tile-warpgroup-pingpong): in every such kernel (all), in none (off), or where the tile
+  /// model picks it (model, the default: softmax-like variants under a diagonal mask, causal or
+  /// a window, at head dims padded to 128 without a special function in the score; see
+  /// TileConfig::pingpong). Causal softmax D128 ran 1.00-1.09x the default schedule on an H100
+  /// and 0.99-1.16x on the H200; mask-free D128 0.94-1.04x, softcap 0.91x
+  /// (benchmarks/RESULTS.md, thirty-eighth and thirty-ninth sessions).
+  enum class Pingpong { off, model, all };
+  Pingpong pingpong = Pingpong::model;
   /// In warp-specialised kernels with two consumer warpgroups, each warpgroup runs one kv
   /// tile's output gemm while it computes the next tile's softmax (tile-gemm-overlap). On
   /// by default since the probabilities are held packed (two bf16 per register): D128
@@ -183,7 +187,8 @@ void buildAttnToTilePipeline(mlir::OpPassManager &pm, const PipelineOptions &opt
 
 /// The architecture field a tuning is recorded and looked up under (metaattn/Pipeline/Tuning.h)
 /// for `target` and the options' kernel schedule: the target alone for the default schedule,
-/// else the target with the schedule's departures from it, `sm_90a+no-ws`, `sm_90a+pingpong`,
+/// else the target with the schedule's departures from it, `sm_90a+no-ws`, `sm_90a+pingpong`
+/// (every kernel; `+no-pingpong` for none),
 /// `sm_90a+no-gemm-overlap`: tile sizes timed under one schedule are not taken for another.
 std::string tuningArch(llvm::StringRef target, const PipelineOptions &options);
 

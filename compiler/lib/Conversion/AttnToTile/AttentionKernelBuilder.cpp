@@ -762,6 +762,8 @@ FailureOr<KernelOp> KernelBuilder::build(StringRef name) {
                                    b.getDenseI64ArrayAttr(grid), cfg.warps * 32);
   if (!cfg.gemmOverlap)
     kernel->setAttr(kNoGemmOverlapAttr, b.getUnitAttr());
+  if (cfg.pingpong)
+    kernel->setAttr(kPingpongAttr, b.getUnitAttr());
   // Names, dimension symbols and outputs for the runtime's launch checks.
   {
     SmallVector<std::pair<std::string, SmallVector<std::string>>> described = {

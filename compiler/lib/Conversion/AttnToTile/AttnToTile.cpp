@@ -9,8 +9,10 @@
 //===----------------------------------------------------------------------===//
 
 #include "metaattn/Conversion/AttnToTile/AttnToTile.h"
+#include "metaattn/Dialect/Attn/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/SymbolTable.h"
@@ -145,6 +147,26 @@ static VariantTraits traits(attn::OnlineAttentionOp op) {
     if (dims && llvm::any_of(*dims, [](attn::InputAxis a) { return a.dim == attn::InputDim::KV; }))
       t.kvInputs = true;
   }
+  if (op.getMaskExact())
+    if (auto encoded = op.getMaskBounds())
+      t.diagonal = llvm::any_of(attn::decodeMaskBounds(*encoded),
+                                [](const attn::KvBound &b) { return b.upper && b.cq > 0; });
+  // Math ops of the score whose operands vary per element: depend on the dot product or on the
+  // query or key position (the score's block arguments s, b, h, q, kv, sq, skv). A per-head
+  // slope's exp2 (ALiBi) is computed once per block.
+  Block &score = op.getScore().front();
+  llvm::SmallPtrSet<Value, 16> perElement;
+  for (unsigned i : {0u, 3u, 4u})
+    if (i < score.getNumArguments())
+      perElement.insert(score.getArgument(i));
+  for (Operation &inner : score) {
+    if (llvm::none_of(inner.getOperands(), [&](Value v) { return perElement.contains(v); }))
+      continue;
+    perElement.insert(inner.result_begin(), inner.result_end());
+    if (inner.getDialect() && inner.getDialect()->getNamespace() == "math" &&
+        !isa<math::AbsFOp, math::FmaOp, math::CopySignOp>(inner))
+      t.specialScore = true;
+  }
   return t;
 }
 
@@ -198,6 +220,8 @@ struct ConvertAttnToTilePass : public metaattn::impl::ConvertAttnToTileBase<Conv
       config.warps = warps;
     if (stages)
       config.stages = stages;
+    // The model's ping-pong choice holds for its own tiling only.
+    config.pingpong = markPingpong && config.pingpong && !rows && !cols && !warps;
     // Timed on sm_90a only (4-14% faster); on the mma.sync path it costs the D128 GQA kernel
     // a register over ptxas's choice (a 4-byte spill) with no measurement to weigh it against.
     config.foldScoreScale = foldScoreScale && target.wgmma;

@@ -136,7 +136,11 @@ void wrapSections(Block &block, OpBuilder &b) {
 
 struct TileWarpgroupPingpongPass
     : public metaattn::tile::impl::TileWarpgroupPingpongBase<TileWarpgroupPingpongPass> {
+  using Base::Base;
+
   void runOnOperation() override {
+    if (onlyMarked && !getOperation()->hasAttr(kPingpongAttr))
+      return;
     getOperation().walk([&](WarpSpecializeOp ws) {
       if (ws.getConsumerThreads() < 256)
         return;

@@ -71,6 +71,10 @@ struct TileConfig {
   /// Whether tile-gemm-overlap, when it runs, should overlap this kernel's gemms (false:
   /// the kernel gets tile.no_gemm_overlap).
   bool gemmOverlap = true;
+  /// Whether the consumer warpgroups should take turns on the tensor cores
+  /// (tile-warpgroup-pingpong; the kernel gets tile.pingpong where ConvertAttnToTile's
+  /// mark-pingpong is set).
+  bool pingpong = false;
   /// Store the output through shared memory as whole 16-byte row chunks: the query's tile
   /// (free once the last score gemm is done) where it has the output's shape and type, or
   /// with `ownStagingTile` a tile of its own (persistent kernels, whose producer reloads the
@@ -104,6 +108,13 @@ struct VariantTraits {
   /// Its score or mask reads a custom input that varies along the kv axis (per element or per
   /// kv block: a document id, a block map, a bias matrix).
   bool kvInputs = false;
+  /// Its mask is exactly a set of affine kv bounds (attn-mask-analysis's mask_exact) with an
+  /// upper bound that moves with the query row (kv <= q + ...: causal, a sliding window).
+  bool diagonal = false;
+  /// Its score function uses the special-function unit per element (a soft cap's tanh, an
+  /// exp or a log of the score or of a position: any math op but abs, fma and copysign; not
+  /// ALiBi's per-head slope).
+  bool specialScore = false;
 };
 
 /// Chooses tile sizes from the head dims, the element size and the target: the largest kv

@@ -65,6 +65,9 @@ def ConvertAttnToTile : Pass<"convert-attn-to-tile", "::mlir::ModuleOp"> {
     Option<"gemmOverlap", "gemm-overlap", "bool", "false",
            "the kernels' kv loops will be overlapped (tile-gemm-overlap): at most two consumer "
            "warpgroups (three would spill)">,
+    Option<"markPingpong", "mark-pingpong", "bool", "false",
+           "mark the kernels the tile model picks for the ping-pong schedule with tile.pingpong "
+           "(tile-warpgroup-pingpong only-marked then rewrites those)">,
     Option<"longKeys", "long-keys", "bool", "false",
            "the kernels will be launched only on at least 8192 keys (the long-keys plan): "
            "192-wide kv tiles where they measured faster there">,

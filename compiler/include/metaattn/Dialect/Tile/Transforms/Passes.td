@@ -178,7 +178,14 @@ def TileWarpgroupPingpong : Pass<"tile-warpgroup-pingpong", "::metaattn::tile::K
 
     Before: `tile.gemm %q, %k, %s ...` in a 256-consumer-thread region. After:
     `tile.warpgroup_turn "wait"`, the gemm, `tile.warpgroup_turn "pass"`.
+
+    With `only-marked`, only kernels carrying `tile.pingpong` (the tile model's choice,
+    TileConfig::pingpong) are rewritten; the others are left as they are.
   }];
+  let options = [
+    Option<"onlyMarked", "only-marked", "bool", /*default=*/"false",
+           "Only kernels marked tile.pingpong by convert-attn-to-tile">,
+  ];
 }
 
 def TileGroupGuards : Pass<"tile-group-guards", "::metaattn::tile::KernelOp"> {

@@ -58,6 +58,11 @@ constexpr llvm::StringLiteral kNoWarpSpecializeAttr = "tile.no_warp_specialize";
 /// convert-attn-to-tile where the tile model says the overlap loses; TileConfig::gemmOverlap).
 constexpr llvm::StringLiteral kNoGemmOverlapAttr = "tile.no_gemm_overlap";
 
+/// Unit attribute of a tile.kernel whose consumer warpgroups should take turns on the tensor
+/// cores (set by convert-attn-to-tile where the tile model picks the ping-pong schedule,
+/// TileConfig::pingpong; tile-warpgroup-pingpong with only-marked wraps only such kernels).
+constexpr llvm::StringLiteral kPingpongAttr = "tile.pingpong";
+
 /// i64 attribute of a tile.kernel: the blocks per multiprocessor its register use must allow
 /// (the CUDA emitter's second __launch_bounds__ argument).
 constexpr llvm::StringLiteral kMinBlocksPerSmAttr = "tile.min_blocks_per_sm";
