@@ -9,7 +9,8 @@
 #   128): the variants it picks checked against the oracle at odd shapes, D128 and D96,
 #   racecheck/synccheck on one such kernel (SANITIZE=0 skips them), then the whole softmax
 #   grid (benchmarks/bench_suite.py --only grid, cuDNN, FA2 and FlexAttention in the same
-#   process), then the custom-variant table;
+#   process), the custom-variant table, and sinks, softpick and a window at D128 with the
+#   model's ping-pong and with --pingpong=false (tests/gpu/variant_options.sh);
 # "ppgrid": the softmax grid's D128 cells (benchmarks/bench_suite.py, every output checked,
 #   cuDNN, FA2 and FlexAttention in the same process) with the default schedule and with
 #   --pingpong, for a per-shape ping-pong default (the thirty-eighth session's H100 runs:
@@ -121,6 +122,12 @@ if part model; then
     --out "$OUT/model/grid" > "$OUT/model/grid.txt" 2>&1
   timeout 150 python3 benchmarks/bench_variants.py --bin "$BIN" --csv "$OUT/model/variants.csv" \
     > "$OUT/model/variants.txt" 2>&1
+  ab="softmax|softmax|;softmax no pingpong|softmax|--pingpong=false;sink|sink|"
+  ab+=";sink no pingpong|sink|--pingpong=false;softpick|softpick|"
+  ab+=";softpick no pingpong|softpick|--pingpong=false;window|sliding_window|"
+  ab+=";window no pingpong|sliding_window|--pingpong=false"
+  timeout 110 env BIN="$BIN" OUT="$OUT/model/ab" CASES="$ab" bash tests/gpu/variant_options.sh \
+    > "$OUT/model/ab.txt" 2>&1
 fi
 part d64 && timeout 200 env BIN="$BIN" OUT="$OUT/d64" DIM=64 CASES="$d64" \
   bash tests/gpu/variant_options.sh > "$OUT/d64.txt" 2>&1
@@ -155,6 +162,8 @@ grep -A16 "^| variant" "$OUT/variants.txt"
 if part model; then
   echo "== the tile model's ping-pong: custom variants"
   tar xzf "$OUT/logs.tgz" -O model/variants.txt 2>/dev/null | grep -A16 "^| variant"
+  echo "== the tile model's ping-pong against none (variant_options.sh, D128 causal)"
+  tar xzf "$OUT/logs.tgz" -O model/ab.txt 2>/dev/null | grep -v PASS | tail -12
   echo "== the tile model's ping-pong: softmax grid"
   tar xzf "$OUT/logs.tgz" -O model/grid.txt 2>/dev/null | grep -A40 "^| D" | head -48
 fi
