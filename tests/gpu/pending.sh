@@ -9,8 +9,8 @@
 #   128): the variants it picks checked against the oracle at odd shapes, D128 and D96,
 #   racecheck/synccheck on one such kernel (SANITIZE=0 skips them), then the whole softmax
 #   grid (benchmarks/bench_suite.py --only grid, cuDNN, FA2 and FlexAttention in the same
-#   process), the custom-variant table, and sinks, softpick and a window at D128 with the
-#   model's ping-pong and with --pingpong=false (tests/gpu/variant_options.sh);
+#   process), then softmax, ALiBi, sinks, softpick and a window at D128 with the model's
+#   ping-pong and with --pingpong=false, softcap beside them (tests/gpu/variant_options.sh);
 # "ppgrid": the softmax grid's D128 cells (benchmarks/bench_suite.py, every output checked,
 #   cuDNN, FA2 and FlexAttention in the same process) with the default schedule and with
 #   --pingpong, for a per-shape ping-pong default (the thirty-eighth session's H100 runs:
@@ -118,15 +118,14 @@ if part model; then
       --device=gpu --batch=1 --seq-q=300 --seq-kv=400 2>&1 | grep -E 'SUMMARY|^PASS|^FAIL' | tr '\n' ' ')
     echo "$tool softmax D128 causal (model's ping-pong) 300x400: ${r:-no result}"
   done >> "$OUT/model.txt"
-  timeout 330 python3 benchmarks/bench_suite.py --runner "$BIN/metaattn-run" --only grid \
+  timeout 300 python3 benchmarks/bench_suite.py --runner "$BIN/metaattn-run" --only grid \
     --out "$OUT/model/grid" > "$OUT/model/grid.txt" 2>&1
-  timeout 150 python3 benchmarks/bench_variants.py --bin "$BIN" --csv "$OUT/model/variants.csv" \
-    > "$OUT/model/variants.txt" 2>&1
-  ab="softmax|softmax|;softmax no pingpong|softmax|--pingpong=false;sink|sink|"
+  ab="softmax|softmax|;softmax no pingpong|softmax|--pingpong=false;alibi|alibi|"
+  ab+=";alibi no pingpong|alibi|--pingpong=false;softcap|softcap|;sink|sink|"
   ab+=";sink no pingpong|sink|--pingpong=false;softpick|softpick|"
   ab+=";softpick no pingpong|softpick|--pingpong=false;window|sliding_window|"
   ab+=";window no pingpong|sliding_window|--pingpong=false"
-  timeout 110 env BIN="$BIN" OUT="$OUT/model/ab" CASES="$ab" bash tests/gpu/variant_options.sh \
+  timeout 130 env BIN="$BIN" OUT="$OUT/model/ab" CASES="$ab" bash tests/gpu/variant_options.sh \
     > "$OUT/model/ab.txt" 2>&1
 fi
 part d64 && timeout 200 env BIN="$BIN" OUT="$OUT/d64" DIM=64 CASES="$d64" \
@@ -160,8 +159,6 @@ grep -v "^PASS file" "$OUT/limits.txt"
 echo "== custom variants"
 grep -A16 "^| variant" "$OUT/variants.txt"
 if part model; then
-  echo "== the tile model's ping-pong: custom variants"
-  tar xzf "$OUT/logs.tgz" -O model/variants.txt 2>/dev/null | grep -A16 "^| variant"
   echo "== the tile model's ping-pong against none (variant_options.sh, D128 causal)"
   tar xzf "$OUT/logs.tgz" -O model/ab.txt 2>/dev/null | grep -v PASS | tail -12
   echo "== the tile model's ping-pong: softmax grid"
