@@ -100,6 +100,8 @@ if part pingpong; then
     SEQS="1024 4096 16384" CONFIGS="default|--pingpong" bash tests/gpu/explore_configs.sh \
     >> "$OUT/pingpong.txt" 2>&1
 fi
+# Printed as each step ends (a call cut short still shows the steps done): the checks, the
+# A/B, the sanitizers, then the grid.
 if part model; then
   mkdir -p "$OUT/model"
   for v in softmax alibi sink softpick sliding_window; do
@@ -113,13 +115,9 @@ if part model; then
       done
     done
   done > "$OUT/model.txt"
-  [ "${SANITIZE:-1}" = 1 ] && for tool in racecheck synccheck; do
-    r=$(timeout 100 compute-sanitizer --tool $tool "$BIN/metaattn-run" "$OUT/model/softmax128.mlir" \
-      --device=gpu --batch=1 --seq-q=300 --seq-kv=400 2>&1 | grep -E 'SUMMARY|^PASS|^FAIL' | tr '\n' ' ')
-    echo "$tool softmax D128 causal (model's ping-pong) 300x400: ${r:-no result}"
-  done >> "$OUT/model.txt"
-  timeout 300 python3 benchmarks/bench_suite.py --runner "$BIN/metaattn-run" --only grid \
-    --out "$OUT/model/grid" > "$OUT/model/grid.txt" 2>&1
+  echo "== the tile model's ping-pong: checks"
+  grep -v ": PASS" "$OUT/model.txt"
+  echo "$(grep -c ': PASS' "$OUT/model.txt") checks PASS"
   ab="softmax|softmax|;softmax no pingpong|softmax|--pingpong=false;alibi|alibi|"
   ab+=";alibi no pingpong|alibi|--pingpong=false;softcap|softcap|;sink|sink|"
   ab+=";sink no pingpong|sink|--pingpong=false;softpick|softpick|"
@@ -127,6 +125,21 @@ if part model; then
   ab+=";window no pingpong|sliding_window|--pingpong=false"
   timeout 130 env BIN="$BIN" OUT="$OUT/model/ab" CASES="$ab" bash tests/gpu/variant_options.sh \
     > "$OUT/model/ab.txt" 2>&1
+  echo "== the tile model's ping-pong against none (variant_options.sh, D128 causal)"
+  grep -v PASS "$OUT/model/ab.txt" | tail -12
+  [ "${SANITIZE:-1}" = 1 ] && for tool in racecheck synccheck; do
+    r=$(timeout 100 compute-sanitizer --tool $tool "$BIN/metaattn-run" "$OUT/model/softmax128.mlir" \
+      --device=gpu --batch=1 --seq-q=300 --seq-kv=400 2>&1 | grep -E 'SUMMARY|^PASS|^FAIL' | tr '\n' ' ')
+    echo "$tool softmax D128 causal (model's ping-pong) 300x400: ${r:-no result}"
+  done
+  echo "== the tile model's ping-pong: softmax grid"
+  timeout "${GRID_S:-300}" python3 benchmarks/bench_suite.py --runner "$BIN/metaattn-run" \
+    --only grid --out "$OUT/model/grid" > "$OUT/model/grid.txt" 2>&1
+  if grep -q "^| D" "$OUT/model/grid.txt"; then
+    grep -A40 "^| D" "$OUT/model/grid.txt" | head -48
+  else
+    grep "^\[" "$OUT/model/grid.txt" # cut short: the cells done
+  fi
 fi
 part d64 && timeout 200 env BIN="$BIN" OUT="$OUT/d64" DIM=64 CASES="$d64" \
   bash tests/gpu/variant_options.sh > "$OUT/d64.txt" 2>&1
@@ -137,11 +150,6 @@ part variants && timeout 200 python3 benchmarks/bench_variants.py --bin "$BIN" -
   > "$OUT/variants.txt" 2>&1
 (cd "$OUT" && tar czf logs.tgz casts mono lim stages d64 pp model 2>/dev/null
   rm -rf casts mono lim stages d64 pp model)
-if part model; then
-  echo "== the tile model's ping-pong: checks"
-  grep -v ": PASS" "$OUT/model.txt"
-  echo "$(grep -c ': PASS' "$OUT/model.txt") checks PASS"
-fi
 echo "== ping-pong (each branch passes the turn; no wgmma serialisation)"
 cat "$OUT/pingpong.txt"
 echo "== a soft cap under a document mask and a window"
@@ -158,9 +166,3 @@ echo "== every variant file; the variants below softmax"
 grep -v "^PASS file" "$OUT/limits.txt"
 echo "== custom variants"
 grep -A16 "^| variant" "$OUT/variants.txt"
-if part model; then
-  echo "== the tile model's ping-pong against none (variant_options.sh, D128 causal)"
-  tar xzf "$OUT/logs.tgz" -O model/ab.txt 2>/dev/null | grep -v PASS | tail -12
-  echo "== the tile model's ping-pong: softmax grid"
-  tar xzf "$OUT/logs.tgz" -O model/grid.txt 2>/dev/null | grep -A40 "^| D" | head -48
-fi
