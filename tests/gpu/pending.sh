@@ -5,12 +5,13 @@
 #
 # PARTS picks parts (default "model"):
 # "model": the ping-pong schedule where the tile model picks it (the default since the
-#   thirty-ninth session: softmax-like variants under a diagonal mask at head dims padded to
-#   128): the variants it picks checked against the oracle at odd shapes, D128 and D96,
-#   racecheck/synccheck on one such kernel (SANITIZE=0 skips them), then the whole softmax
-#   grid (benchmarks/bench_suite.py --only grid, cuDNN, FA2 and FlexAttention in the same
-#   process), then softmax, ALiBi, sinks, softpick and a window at D128 with the model's
-#   ping-pong and with --pingpong=false, softcap beside them (tests/gpu/variant_options.sh);
+#   thirty-ninth session: softmax's normaliser under a causal mask at D128, softmax and ALiBi)
+#   checked against the oracle at odd shapes, and the candidates for widening it (sinks,
+#   softpick, a window, D96) checked with --pingpong; then softmax and ALiBi with and without
+#   it and the candidates with and without --pingpong, softcap beside them
+#   (tests/gpu/variant_options.sh, D128 causal); racecheck/synccheck on the model's softmax
+#   kernel (SANITIZE=0 skips them); then the whole softmax grid (benchmarks/bench_suite.py
+#   --only grid, cuDNN, FA2 and FlexAttention in the same process; GRID_S limits it, 300 s);
 # "ppgrid": the softmax grid's D128 cells (benchmarks/bench_suite.py, every output checked,
 #   cuDNN, FA2 and FlexAttention in the same process) with the default schedule and with
 #   --pingpong, for a per-shape ping-pong default (the thirty-eighth session's H100 runs:
@@ -104,15 +105,21 @@ fi
 # A/B, the sanitizers, then the grid.
 if part model; then
   mkdir -p "$OUT/model"
-  for v in softmax alibi sink softpick sliding_window; do
-    for dim in 128 96; do
-      "$BIN/metaattn-variant" $v --heads=4 --dim=$dim --causal --name=f > "$OUT/model/$v$dim.mlir"
-      for shape in 1:1:1 2:1025:1025 3:130:77 1:300:400; do
-        IFS=':' read -r nb sq skv <<< "$shape"
-        r=$(timeout 60 "$BIN/metaattn-run" "$OUT/model/$v$dim.mlir" --device=gpu --batch="$nb" \
-          --seq-q="$sq" --seq-kv="$skv" 2>&1 | grep -E '^PASS|^FAIL|rror' | head -1)
-        echo "$v D$dim causal B$nb ${sq}x$skv: ${r:-no result}"
-      done
+  # The model's ping-pong kernels (softmax, ALiBi at D128) as they are; the candidates for
+  # widening it (sinks, softpick, a window, D96) with it forced.
+  checks="softmax:128:;alibi:128:;sink:128:--pingpong;softpick:128:--pingpong"
+  checks+=";sliding_window:128:--pingpong;softmax:96:--pingpong;softmax:128:--pingpong=false"
+  IFS=';' read -r -a cases <<< "$checks"
+  for c in "${cases[@]}"; do
+    IFS=':' read -r v dim opts <<< "$c"
+    [ -f "$OUT/model/$v$dim.mlir" ] ||
+      "$BIN/metaattn-variant" "$v" --heads=4 --dim="$dim" --causal --name=f > "$OUT/model/$v$dim.mlir"
+    for shape in 1:1:1 2:1025:1025 3:130:77 1:300:400; do
+      IFS=':' read -r nb sq skv <<< "$shape"
+      # shellcheck disable=SC2086 # the options are words
+      r=$(timeout 60 "$BIN/metaattn-run" "$OUT/model/$v$dim.mlir" --device=gpu --batch="$nb" \
+        --seq-q="$sq" --seq-kv="$skv" $opts 2>&1 | grep -E '^PASS|^FAIL|rror' | head -1)
+      echo "$v D$dim causal ${opts:-(default)} B$nb ${sq}x$skv: ${r:-no result}"
     done
   done > "$OUT/model.txt"
   echo "== the tile model's ping-pong: checks"
@@ -120,9 +127,8 @@ if part model; then
   echo "$(grep -c ': PASS' "$OUT/model.txt") checks PASS"
   ab="softmax|softmax|;softmax no pingpong|softmax|--pingpong=false;alibi|alibi|"
   ab+=";alibi no pingpong|alibi|--pingpong=false;softcap|softcap|;sink|sink|"
-  ab+=";sink no pingpong|sink|--pingpong=false;softpick|softpick|"
-  ab+=";softpick no pingpong|softpick|--pingpong=false;window|sliding_window|"
-  ab+=";window no pingpong|sliding_window|--pingpong=false"
+  ab+=";sink pingpong|sink|--pingpong;softpick|softpick|;softpick pingpong|softpick|--pingpong"
+  ab+=";window|sliding_window|;window pingpong|sliding_window|--pingpong"
   timeout 130 env BIN="$BIN" OUT="$OUT/model/ab" CASES="$ab" bash tests/gpu/variant_options.sh \
     > "$OUT/model/ab.txt" 2>&1
   echo "== the tile model's ping-pong against none (variant_options.sh, D128 causal)"
@@ -150,19 +156,19 @@ part variants && timeout 200 python3 benchmarks/bench_variants.py --bin "$BIN" -
   > "$OUT/variants.txt" 2>&1
 (cd "$OUT" && tar czf logs.tgz casts mono lim stages d64 pp model 2>/dev/null
   rm -rf casts mono lim stages d64 pp model)
-echo "== ping-pong (each branch passes the turn; no wgmma serialisation)"
-cat "$OUT/pingpong.txt"
-echo "== a soft cap under a document mask and a window"
-cat "$OUT/combo.txt"
-echo "== three kv stages against two (softmax)"
-cat "$OUT/stages.txt"
-echo "== positions per thread and per element (tile-split-index-casts) against per element"
-cat "$OUT/casts.txt"
-echo "== softcap at D64: tile options"
-cat "$OUT/d64.txt"
-echo "== softcap: monotone-max against the maximum after the tanh"
-cat "$OUT/mono.txt"
-echo "== every variant file; the variants below softmax"
-grep -v "^PASS file" "$OUT/limits.txt"
-echo "== custom variants"
-grep -A16 "^| variant" "$OUT/variants.txt"
+show() { # title, file; the part's results, if it ran
+  echo "== $1"
+  cat "$2"
+}
+{ part ppgrid || part pingpong; } &&
+  show "ping-pong (each branch passes the turn; no wgmma serialisation)" "$OUT/pingpong.txt"
+part combo && show "a soft cap under a document mask and a window" "$OUT/combo.txt"
+part stages && show "three kv stages against two (softmax)" "$OUT/stages.txt"
+{ part casts || part castsab; } &&
+  show "positions per thread and per element (tile-split-index-casts) against per element" \
+    "$OUT/casts.txt"
+part d64 && show "softcap at D64: tile options" "$OUT/d64.txt"
+part mono && show "softcap: monotone-max against the maximum after the tanh" "$OUT/mono.txt"
+part limits && show "every variant file; the variants below softmax" <(grep -v "^PASS file" "$OUT/limits.txt")
+part variants && show "custom variants" <(grep -A16 "^| variant" "$OUT/variants.txt")
+exit 0

@@ -2,12 +2,13 @@
 // RUN: metaattn-opt %s --metaattn-lower="pingpong=0" | FileCheck %s --check-prefix=OFF
 // RUN: metaattn-opt %s --metaattn-lower="pingpong=1" | FileCheck %s --check-prefix=ALL
 
-// The ping-pong schedule by default only where the tile model picks it (TileConfig::pingpong):
-// softmax-like variants under a diagonal mask at head dims padded to 128 without a special
-// function per score. Causal softmax, ALiBi (its slope's exp2 is per head, not per score) and
-// D96 (padded to 128) are marked tile.pingpong and take turns; mask-free softmax, softcap
-// (tanh per score) and D64 do not. pingpong=0 turns it off everywhere, pingpong=1 on in every
-// warp-specialised kernel.
+// The ping-pong schedule by default only where the tile model picks it (TileConfig::pingpong,
+// where it was measured faster): softmax's normaliser under a causal mask at D = Dv = 128
+// without a special function per score. Causal softmax and ALiBi (its slope's exp2 is per head,
+// not per score) are marked tile.pingpong and take turns; mask-free softmax, softcap (a tanh
+// per score), D64, D96 (padded to 128, not timed), sinks (a term added to the denominator) and
+// a sliding window (a lower bound) do not. pingpong=0 turns it off everywhere, pingpong=1 on in
+// every warp-specialised kernel.
 
 // CHECK-LABEL: tile.kernel @causal128(
 // CHECK-SAME: tile.pingpong
@@ -25,8 +26,14 @@
 // CHECK-NOT: tile.pingpong
 // CHECK-NOT: tile.warpgroup_turn
 // CHECK-LABEL: tile.kernel @causal96(
-// CHECK-SAME: tile.pingpong
-// CHECK: tile.warpgroup_turn "start"
+// CHECK-NOT: tile.pingpong
+// CHECK-NOT: tile.warpgroup_turn
+// CHECK-LABEL: tile.kernel @sink128(
+// CHECK-NOT: tile.pingpong
+// CHECK-NOT: tile.warpgroup_turn
+// CHECK-LABEL: tile.kernel @window128(
+// CHECK-NOT: tile.pingpong
+// CHECK-NOT: tile.warpgroup_turn
 
 // OFF-NOT: tile.pingpong
 // OFF-NOT: tile.warpgroup_turn
@@ -37,6 +44,8 @@
 // ALL-LABEL: tile.kernel @full128(
 // ALL: tile.warpgroup_turn "start"
 // ALL-LABEL: tile.kernel @softcap128(
+// ALL: tile.warpgroup_turn "start"
+// ALL-LABEL: tile.kernel @sink128(
 // ALL: tile.warpgroup_turn "start"
 
 module {
@@ -191,5 +200,58 @@ module {
       attn.normalize %2, %3 : f32, f32
     } : tensor<?x?x4x96xbf16>, tensor<?x?x4x96xbf16>, tensor<?x?x4x96xbf16> -> tensor<?x?x4x96xbf16>
     return %output : tensor<?x?x4x96xbf16>
+  }
+
+  func.func @sink128(%arg0: tensor<?x?x4x128xbf16>, %arg1: tensor<?x?x4x128xbf16>, %arg2: tensor<?x?x4x128xbf16>, %arg3: tensor<4xf32>) -> tensor<?x?x4x128xbf16> {
+    %output = attn.attention %arg0, %arg1, %arg2 inputs(%arg3 : tensor<4xf32>) score {
+    ^bb0(%arg4: f32, %arg5: index, %arg6: index, %arg7: index, %arg8: index, %arg9: index, %arg10: index, %arg11: f32):
+      %cst = arith.constant 0.0883883461 : f32
+      %0 = arith.mulf %arg4, %cst : f32
+      attn.yield %0 : f32
+    } mask {
+    ^bb0(%arg4: index, %arg5: index, %arg6: index, %arg7: index, %arg8: index, %arg9: index, %arg10: f32):
+      %0 = arith.subi %arg9, %arg8 : index
+      %1 = arith.addi %arg6, %0 : index
+      %2 = arith.cmpi sle, %arg7, %1 : index
+      attn.yield %2 : i1
+    } normalizer {
+    ^bb0(%arg4: f32, %arg5: index, %arg6: index, %arg7: index, %arg8: index, %arg9: index, %arg10: index, %arg11: f32):
+      %0 = attn.row_reduce  max %arg4 : f32
+      %1 = arith.subf %arg4, %0 : f32
+      %2 = math.exp %1 : f32
+      %3 = attn.row_reduce  sum %2 : f32
+      %4 = arith.subf %arg11, %0 : f32
+      %5 = math.exp %4 : f32
+      %6 = arith.addf %3, %5 : f32
+      attn.normalize %2, %6 : f32, f32
+    } {input_dims = ["h"]} : tensor<?x?x4x128xbf16>, tensor<?x?x4x128xbf16>, tensor<?x?x4x128xbf16> -> tensor<?x?x4x128xbf16>
+    return %output : tensor<?x?x4x128xbf16>
+  }
+
+  func.func @window128(%arg0: tensor<?x?x4x128xbf16>, %arg1: tensor<?x?x4x128xbf16>, %arg2: tensor<?x?x4x128xbf16>) -> tensor<?x?x4x128xbf16> {
+    %output = attn.attention %arg0, %arg1, %arg2 score {
+    ^bb0(%arg3: f32, %arg4: index, %arg5: index, %arg6: index, %arg7: index, %arg8: index, %arg9: index):
+      %cst = arith.constant 0.0883883461 : f32
+      %0 = arith.mulf %arg3, %cst : f32
+      attn.yield %0 : f32
+    } mask {
+    ^bb0(%arg3: index, %arg4: index, %arg5: index, %arg6: index, %arg7: index, %arg8: index):
+      %0 = arith.subi %arg8, %arg7 : index
+      %1 = arith.addi %arg5, %0 : index
+      %c1024 = arith.constant 1024 : index
+      %2 = arith.subi %1, %c1024 : index
+      %3 = arith.cmpi sge, %arg6, %2 : index
+      %4 = arith.cmpi sle, %arg6, %1 : index
+      %5 = arith.andi %3, %4 : i1
+      attn.yield %5 : i1
+    } normalizer {
+    ^bb0(%arg3: f32, %arg4: index, %arg5: index, %arg6: index, %arg7: index, %arg8: index, %arg9: index):
+      %0 = attn.row_reduce  max %arg3 : f32
+      %1 = arith.subf %arg3, %0 : f32
+      %2 = math.exp %1 : f32
+      %3 = attn.row_reduce  sum %2 : f32
+      attn.normalize %2, %3 : f32, f32
+    } : tensor<?x?x4x128xbf16>, tensor<?x?x4x128xbf16>, tensor<?x?x4x128xbf16> -> tensor<?x?x4x128xbf16>
+    return %output : tensor<?x?x4x128xbf16>
   }
 }

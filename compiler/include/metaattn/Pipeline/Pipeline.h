@@ -94,8 +94,8 @@ struct PipelineOptions {
   bool warpSpecialize = true;
   /// In warp-specialised kernels, consumer warpgroups take turns on the tensor cores
   /// (tile-warpgroup-pingpong): in every such kernel (all), in none (off), or where the tile
-  /// model picks it (model, the default: softmax-like variants under a diagonal mask, causal or
-  /// a window, at head dims padded to 128 without a special function in the score; see
+  /// model picks it (model, the default: softmax's normaliser under a causal mask at D = Dv =
+  /// 128 without a special function per score, so causal softmax and ALiBi; see
   /// TileConfig::pingpong). Causal softmax D128 ran 1.00-1.09x the default schedule on an H100
   /// and 0.99-1.16x on the H200; mask-free D128 0.94-1.04x, softcap 0.91x
   /// (benchmarks/RESULTS.md, thirty-eighth and thirty-ninth sessions).

@@ -148,9 +148,18 @@ static VariantTraits traits(attn::OnlineAttentionOp op) {
       t.kvInputs = true;
   }
   if (op.getMaskExact())
-    if (auto encoded = op.getMaskBounds())
-      t.diagonal = llvm::any_of(attn::decodeMaskBounds(*encoded),
-                                [](const attn::KvBound &b) { return b.upper && b.cq > 0; });
+    if (auto encoded = op.getMaskBounds()) {
+      SmallVector<attn::KvBound> bounds = attn::decodeMaskBounds(*encoded);
+      t.causal = !bounds.empty() &&
+                 llvm::all_of(bounds, [](const attn::KvBound &b) { return b.upper && b.cq > 0; });
+    }
+  ArrayAttr reductions = op.getReductions();
+  Block &finalize = op.getFinalize().front();
+  Operation *yield = finalize.getTerminator();
+  t.softmaxNormalizer =
+      op.hasShift() && op.getShiftInit().empty() && reductions.size() == 1 &&
+      cast<attn::ReductionKindAttr>(reductions[0]).getValue() == attn::ReductionKind::sum &&
+      yield->getNumOperands() >= 1 && yield->getOperand(0) == finalize.getArgument(0);
   // Math ops of the score whose operands vary per element: depend on the dot product or on the
   // query or key position (the score's block arguments s, b, h, q, kv, sq, skv). A per-head
   // slope's exp2 (ALiBi) is computed once per block.

@@ -122,16 +122,16 @@ TileConfig metaattn::chooseTileConfig(int64_t headDim, int64_t valueDim, int64_t
     while (config.stages > 1 && !config.fitsSharedMemory(elementBytes, target))
       --config.stages;
     // Ping-pong (the consumer warpgroups take turns on the tensor cores) on top of the gemm
-    // overlap, for softmax-like variants under a diagonal mask at head dims padded to 128:
-    // causal softmax D128 ran 1.00-1.09x the overlap alone on the H100 and 0.99-1.16x on the
-    // H200 (B·S = 16k, S = 512..16k); ALiBi with it matched our softmax without it (0.99x
-    // of it). Not elsewhere: mask-free D128 0.94-1.04x, a soft cap (tanh per score, bound
-    // by the special-function unit) 0.91x, D256 causal 0.98-1.04x (benchmarks/RESULTS.md,
-    // thirty-eighth and thirty-ninth sessions). Not timed with kv-indexed inputs.
-    config.pingpong = overlapped && masked && traits.shifted && traits.diagonal &&
-                      !traits.specialScore && !traits.kvInputs && !threeConsumers &&
-                      config.paddedDim == 128 && config.paddedValueDim == 128 &&
-                      config.blockN == 128;
+    // overlap, where it was measured faster: causal softmax at D128 ran 1.00-1.09x the overlap
+    // alone on the H100 and 0.99-1.16x on the H200 (B·S = 16k, S = 512..16k; geometric mean
+    // 1.057x), and ALiBi with it matched our softmax without it (0.99x of it, H100). Not
+    // where it was slower: mask-free D128 0.95-1.04x, a soft cap (a tanh per score, bound by
+    // the special-function unit) 0.91x, D256 causal 0.98-1.04x (benchmarks/RESULTS.md,
+    // thirty-eighth and thirty-ninth sessions). Not yet where it was not timed on the GPU:
+    // other normalisers (sinks, softpick), windows, padded head dims, kv-indexed inputs.
+    config.pingpong = overlapped && masked && traits.shifted && traits.causal &&
+                      traits.softmaxNormalizer && !traits.specialScore && !traits.kvInputs &&
+                      !threeConsumers && headDim == 128 && valueDim == 128 && config.blockN == 128;
     return config;
   }
   config.blockM = 64;
