@@ -162,20 +162,27 @@ static VariantTraits traits(attn::OnlineAttentionOp op) {
       yield->getNumOperands() >= 1 && yield->getOperand(0) == finalize.getArgument(0);
   // Math ops of the score whose operands vary per element: depend on the dot product or on the
   // query or key position (the score's block arguments s, b, h, q, kv, sq, skv). A per-head
-  // slope's exp2 (ALiBi) is computed once per block.
+  // slope's exp2 (ALiBi) is computed once per block. Post-order, so that an op holding regions
+  // (scf.if) counts as per element when an op inside it does.
   Block &score = op.getScore().front();
   llvm::SmallPtrSet<Value, 16> perElement;
+  llvm::SmallPtrSet<Operation *, 16> perElementOps;
   for (unsigned i : {0u, 3u, 4u})
     if (i < score.getNumArguments())
       perElement.insert(score.getArgument(i));
-  for (Operation &inner : score) {
-    if (llvm::none_of(inner.getOperands(), [&](Value v) { return perElement.contains(v); }))
-      continue;
-    perElement.insert(inner.result_begin(), inner.result_end());
-    if (inner.getDialect() && inner.getDialect()->getNamespace() == "math" &&
+  op.getScore().walk([&](Operation *inner) {
+    bool varies =
+        llvm::any_of(inner->getOperands(), [&](Value v) { return perElement.contains(v); });
+    for (Region &region : inner->getRegions())
+      region.walk([&](Operation *nested) { varies |= perElementOps.contains(nested); });
+    if (!varies)
+      return;
+    perElementOps.insert(inner);
+    perElement.insert(inner->result_begin(), inner->result_end());
+    if (inner->getDialect() && inner->getDialect()->getNamespace() == "math" &&
         !isa<math::AbsFOp, math::FmaOp, math::CopySignOp>(inner))
       t.specialScore = true;
-  }
+  });
   return t;
 }
 

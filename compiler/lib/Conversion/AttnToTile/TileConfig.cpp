@@ -125,7 +125,7 @@ TileConfig metaattn::chooseTileConfig(int64_t headDim, int64_t valueDim, int64_t
     // overlap, where it was measured faster: causal softmax at D128 ran 1.00-1.09x the overlap
     // alone on the H100 and 0.99-1.16x on the H200 (B·S = 16k, S = 512..16k; geometric mean
     // 1.057x), and ALiBi with it matched our softmax without it (0.99x of it, H100). Not
-    // where it was slower: mask-free D128 0.95-1.04x, a soft cap (a tanh per score, bound by
+    // where it was slower: mask-free D128 0.94-1.04x, a soft cap (a tanh per score, bound by
     // the special-function unit) 0.91x, D256 causal 0.98-1.04x (benchmarks/RESULTS.md,
     // thirty-eighth and thirty-ninth sessions). Not yet where it was not timed on the GPU:
     // other normalisers (sinks, softpick), windows, padded head dims, kv-indexed inputs.
