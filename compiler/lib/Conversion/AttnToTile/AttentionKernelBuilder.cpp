@@ -31,6 +31,24 @@ using namespace metaattn::tile;
 using attn::IndexArg;
 using attn::InputDim;
 
+bool metaattn::elementInvariant(Block &block, Value value) {
+  if (auto arg = dyn_cast<BlockArgument>(value)) {
+    if (arg.getOwner() != &block)
+      return true;
+    unsigned i = arg.getArgNumber();
+    auto index = [](IndexArg a) { return 1 + static_cast<unsigned>(a); };
+    return i == index(IndexArg::B) || i == index(IndexArg::H) || i == index(IndexArg::SQ) ||
+           i == index(IndexArg::SKV);
+  }
+  Operation *def = value.getDefiningOp();
+  if (def->getBlock() != &block)
+    return true;
+  if (def->getNumRegions() != 0 || !isMemoryEffectFree(def))
+    return false;
+  return llvm::all_of(def->getOperands(),
+                      [&](Value operand) { return elementInvariant(block, operand); });
+}
+
 namespace {
 
 class KernelBuilder : public TileIRBuilder {
@@ -265,26 +283,6 @@ struct PositiveScale {
   Value u, v;
   bool subtract = false;
 };
-
-/// Whether `value`, in the score region `block`, is the same for every element of a tile: it
-/// depends on no argument but b, h, seq_q and seq_kv, through side-effect-free ops.
-bool elementInvariant(Block &block, Value value) {
-  if (auto arg = dyn_cast<BlockArgument>(value)) {
-    if (arg.getOwner() != &block)
-      return true;
-    unsigned i = arg.getArgNumber();
-    auto index = [](IndexArg a) { return 1 + static_cast<unsigned>(a); };
-    return i == index(IndexArg::B) || i == index(IndexArg::H) || i == index(IndexArg::SQ) ||
-           i == index(IndexArg::SKV);
-  }
-  Operation *def = value.getDefiningOp();
-  if (def->getBlock() != &block)
-    return true;
-  if (def->getNumRegions() != 0 || !isMemoryEffectFree(def))
-    return false;
-  return llvm::all_of(def->getOperands(),
-                      [&](Value operand) { return elementInvariant(block, operand); });
-}
 
 /// Whether `value`, in the score region `block`, is a nondecreasing function of the score
 /// (the block's first argument) that is the same for every element of a tile: built from it

@@ -160,27 +160,13 @@ static VariantTraits traits(attn::OnlineAttentionOp op) {
       op.hasShift() && op.getShiftInit().empty() && reductions.size() == 1 &&
       cast<attn::ReductionKindAttr>(reductions[0]).getValue() == attn::ReductionKind::sum &&
       yield->getNumOperands() >= 1 && yield->getOperand(0) == finalize.getArgument(0);
-  // Math ops of the score whose operands vary per element: depend on the dot product or on the
-  // query or key position (the score's block arguments s, b, h, q, kv, sq, skv). A per-head
-  // slope's exp2 (ALiBi) is computed once per block. Post-order, so that an op holding regions
-  // (scf.if) counts as per element when an op inside it does.
+  // Math ops of the score that vary per element (elementInvariant): a per-head slope's exp2
+  // (ALiBi) is computed once per block. Those nested in a region op count as per element.
   Block &score = op.getScore().front();
-  llvm::SmallPtrSet<Value, 16> perElement;
-  llvm::SmallPtrSet<Operation *, 16> perElementOps;
-  for (unsigned i : {0u, 3u, 4u})
-    if (i < score.getNumArguments())
-      perElement.insert(score.getArgument(i));
   op.getScore().walk([&](Operation *inner) {
-    bool varies =
-        llvm::any_of(inner->getOperands(), [&](Value v) { return perElement.contains(v); });
-    for (Region &region : inner->getRegions())
-      region.walk([&](Operation *nested) { varies |= perElementOps.contains(nested); });
-    if (!varies)
-      return;
-    perElementOps.insert(inner);
-    perElement.insert(inner->result_begin(), inner->result_end());
     if (inner->getDialect() && inner->getDialect()->getNamespace() == "math" &&
-        !isa<math::AbsFOp, math::FmaOp, math::CopySignOp>(inner))
+        !isa<math::AbsFOp, math::FmaOp, math::CopySignOp>(inner) &&
+        (inner->getBlock() != &score || !elementInvariant(score, inner->getResult(0))))
       t.specialScore = true;
   });
   return t;

@@ -121,6 +121,10 @@ struct VariantTraits {
   bool specialScore = false;
 };
 
+/// Whether `value`, in the score region `block`, is the same for every element of a tile: it
+/// depends on no argument but b, h, seq_q and seq_kv, through side-effect-free ops.
+bool elementInvariant(mlir::Block &block, mlir::Value value);
+
 /// Chooses tile sizes from the head dims, the element size and the target: the largest kv
 /// tile whose shared-memory footprint (Q, plus `stages` copies of K and V) fits, and a
 /// register estimate (output accumulator + score tile per thread) under the target's limit.
