@@ -186,8 +186,9 @@ static cl::opt<bool> pingpongOpt(
     cl::cat(runCategory), "pingpong",
     cl::desc("warp-specialised kernels: consumer warpgroups take turns on the tensor cores; "
              "true: in every kernel, false: in none (default: where the tile model picks it, "
-             "causal softmax and ALiBi at D128: 0.99-1.16x there on the H100 and H200, "
-             "slower without a mask and for softcap)"),
+             "shifted normalisers under a mask with a causal bound at head dims padded to 128 "
+             "without a special function or kv-indexed input per score: 0.99-1.16x there on "
+             "the H100 and H200; slower without a mask, for softcap and a bias matrix)"),
     cl::init(false));
 
 namespace {

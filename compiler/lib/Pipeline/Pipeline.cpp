@@ -217,7 +217,9 @@ struct LowerPipelineOptions : public PassPipelineOptions<LowerPipelineOptions> {
                         llvm::cl::desc("warp-specialised kernels: consumer warpgroups take "
                                        "turns on the tensor cores, true: in every kernel, "
                                        "false: in none (default: where the tile model picks "
-                                       "it, causal softmax and ALiBi at D128)"),
+                                       "it: shifted normalisers under a mask with a causal "
+                                       "bound at head dims padded to 128, no special "
+                                       "function or kv-indexed input per score)"),
                         llvm::cl::init(false)};
   Option<bool> gemmOverlap{*this, "gemm-overlap",
                            llvm::cl::desc("warp-specialised kernels: run a tile's output gemm "

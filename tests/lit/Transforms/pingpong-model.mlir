@@ -3,12 +3,14 @@
 // RUN: metaattn-opt %s --metaattn-lower="pingpong=1" | FileCheck %s --check-prefix=ALL
 
 // The ping-pong schedule by default only where the tile model picks it (TileConfig::pingpong,
-// where it was measured faster): softmax's normaliser under a causal mask at D = Dv = 128
-// without a special function per score. Causal softmax and ALiBi (its slope's exp2 is per head,
-// not per score) are marked tile.pingpong and take turns; mask-free softmax, softcap (a tanh
-// per score), D64, D96 (padded to 128, not timed), sinks (a term added to the denominator) and
-// a sliding window (a lower bound) do not. pingpong=0 turns it off everywhere, pingpong=1 on in
-// every warp-specialised kernel.
+// where it was measured faster): a shifted normaliser (softmax's, a sink's, softpick's) under a
+// mask with a causal bound (a sliding window, a document mask too) at head dims padded to 128,
+// without a special function or a kv-indexed input per score. Causal softmax, ALiBi (its
+// slope's exp2 is per head, not per score), D96 (padded to 128), a sink, a sliding window and
+// a causal document mask are marked tile.pingpong and take turns; mask-free softmax, softcap
+// (a tanh per score), D64 (three consumer warpgroups), a relative-position bias matrix (read
+// by the score) and a prefix-LM mask (no causal bound) do not. pingpong=0 turns it off
+// everywhere, pingpong=1 on in every warp-specialised kernel.
 
 // CHECK-LABEL: tile.kernel @causal128(
 // CHECK-SAME: tile.pingpong
@@ -26,12 +28,21 @@
 // CHECK-NOT: tile.pingpong
 // CHECK-NOT: tile.warpgroup_turn
 // CHECK-LABEL: tile.kernel @causal96(
-// CHECK-NOT: tile.pingpong
-// CHECK-NOT: tile.warpgroup_turn
+// CHECK-SAME: tile.pingpong
+// CHECK: tile.warpgroup_turn "start"
 // CHECK-LABEL: tile.kernel @sink128(
+// CHECK-SAME: tile.pingpong
+// CHECK: tile.warpgroup_turn "start"
+// CHECK-LABEL: tile.kernel @window128(
+// CHECK-SAME: tile.pingpong
+// CHECK: tile.warpgroup_turn "start"
+// CHECK-LABEL: tile.kernel @documents128_step1(
+// CHECK-SAME: tile.pingpong
+// CHECK: tile.warpgroup_turn "start"
+// CHECK-LABEL: tile.kernel @bias128(
 // CHECK-NOT: tile.pingpong
 // CHECK-NOT: tile.warpgroup_turn
-// CHECK-LABEL: tile.kernel @window128(
+// CHECK-LABEL: tile.kernel @prefix128(
 // CHECK-NOT: tile.pingpong
 // CHECK-NOT: tile.warpgroup_turn
 
@@ -244,6 +255,83 @@ module {
       %4 = arith.cmpi sle, %arg6, %1 : index
       %5 = arith.andi %3, %4 : i1
       attn.yield %5 : i1
+    } normalizer {
+    ^bb0(%arg3: f32, %arg4: index, %arg5: index, %arg6: index, %arg7: index, %arg8: index, %arg9: index):
+      %0 = attn.row_reduce  max %arg3 : f32
+      %1 = arith.subf %arg3, %0 : f32
+      %2 = math.exp %1 : f32
+      %3 = attn.row_reduce  sum %2 : f32
+      attn.normalize %2, %3 : f32, f32
+    } : tensor<?x?x4x128xbf16>, tensor<?x?x4x128xbf16>, tensor<?x?x4x128xbf16> -> tensor<?x?x4x128xbf16>
+    return %output : tensor<?x?x4x128xbf16>
+  }
+
+  func.func @documents128(%arg0: tensor<?x?x4x128xbf16>, %arg1: tensor<?x?x4x128xbf16>, %arg2: tensor<?x?x4x128xbf16>, %arg3: tensor<?x?xi32>, %arg4: tensor<?x?xi32>) -> tensor<?x?x4x128xbf16> {
+    %output = attn.attention %arg0, %arg1, %arg2 inputs(%arg3, %arg4 : tensor<?x?xi32>, tensor<?x?xi32>) score {
+    ^bb0(%arg5: f32, %arg6: index, %arg7: index, %arg8: index, %arg9: index, %arg10: index, %arg11: index, %arg12: i32, %arg13: i32):
+      %cst = arith.constant 0.0883883461 : f32
+      %0 = arith.mulf %arg5, %cst : f32
+      attn.yield %0 : f32
+    } mask {
+    ^bb0(%arg5: index, %arg6: index, %arg7: index, %arg8: index, %arg9: index, %arg10: index, %arg11: i32, %arg12: i32):
+      %0 = arith.index_cast %arg12 : i32 to index
+      %1 = arith.index_cast %arg11 : i32 to index
+      %2 = arith.cmpi eq, %1, %0 : index
+      %3 = arith.subi %arg10, %arg9 : index
+      %4 = arith.addi %arg7, %3 : index
+      %5 = arith.cmpi sle, %arg8, %4 : index
+      %6 = arith.andi %2, %5 : i1
+      attn.yield %6 : i1
+    } normalizer {
+    ^bb0(%arg5: f32, %arg6: index, %arg7: index, %arg8: index, %arg9: index, %arg10: index, %arg11: index, %arg12: i32, %arg13: i32):
+      %0 = attn.row_reduce  max %arg5 : f32
+      %1 = arith.subf %arg5, %0 : f32
+      %2 = math.exp %1 : f32
+      %3 = attn.row_reduce  sum %2 : f32
+      attn.normalize %2, %3 : f32, f32
+    } {input_dims = ["b,q", "b,kv"]} : tensor<?x?x4x128xbf16>, tensor<?x?x4x128xbf16>, tensor<?x?x4x128xbf16> -> tensor<?x?x4x128xbf16>
+    return %output : tensor<?x?x4x128xbf16>
+  }
+
+  func.func @bias128(%arg0: tensor<?x?x4x128xbf16>, %arg1: tensor<?x?x4x128xbf16>, %arg2: tensor<?x?x4x128xbf16>, %arg3: tensor<4x?x?xf32>) -> tensor<?x?x4x128xbf16> {
+    %output = attn.attention %arg0, %arg1, %arg2 inputs(%arg3 : tensor<4x?x?xf32>) score {
+    ^bb0(%arg4: f32, %arg5: index, %arg6: index, %arg7: index, %arg8: index, %arg9: index, %arg10: index, %arg11: f32):
+      %cst = arith.constant 0.0883883461 : f32
+      %0 = arith.mulf %arg4, %cst : f32
+      %1 = arith.addf %0, %arg11 : f32
+      attn.yield %1 : f32
+    } mask {
+    ^bb0(%arg4: index, %arg5: index, %arg6: index, %arg7: index, %arg8: index, %arg9: index, %arg10: f32):
+      %0 = arith.subi %arg9, %arg8 : index
+      %1 = arith.addi %arg6, %0 : index
+      %2 = arith.cmpi sle, %arg7, %1 : index
+      attn.yield %2 : i1
+    } normalizer {
+    ^bb0(%arg4: f32, %arg5: index, %arg6: index, %arg7: index, %arg8: index, %arg9: index, %arg10: index, %arg11: f32):
+      %0 = attn.row_reduce  max %arg4 : f32
+      %1 = arith.subf %arg4, %0 : f32
+      %2 = math.exp %1 : f32
+      %3 = attn.row_reduce  sum %2 : f32
+      attn.normalize %2, %3 : f32, f32
+    } {input_dims = ["h,q,kv"]} : tensor<?x?x4x128xbf16>, tensor<?x?x4x128xbf16>, tensor<?x?x4x128xbf16> -> tensor<?x?x4x128xbf16>
+    return %output : tensor<?x?x4x128xbf16>
+  }
+
+  func.func @prefix128(%arg0: tensor<?x?x4x128xbf16>, %arg1: tensor<?x?x4x128xbf16>, %arg2: tensor<?x?x4x128xbf16>) -> tensor<?x?x4x128xbf16> {
+    %output = attn.attention %arg0, %arg1, %arg2 score {
+    ^bb0(%arg3: f32, %arg4: index, %arg5: index, %arg6: index, %arg7: index, %arg8: index, %arg9: index):
+      %cst = arith.constant 0.0883883461 : f32
+      %0 = arith.mulf %arg3, %cst : f32
+      attn.yield %0 : f32
+    } mask {
+    ^bb0(%arg3: index, %arg4: index, %arg5: index, %arg6: index, %arg7: index, %arg8: index):
+      %0 = arith.subi %arg8, %arg7 : index
+      %1 = arith.addi %arg5, %0 : index
+      %2 = arith.cmpi sle, %arg6, %1 : index
+      %c128 = arith.constant 128 : index
+      %3 = arith.cmpi slt, %arg6, %c128 : index
+      %4 = arith.ori %2, %3 : i1
+      attn.yield %4 : i1
     } normalizer {
     ^bb0(%arg3: f32, %arg4: index, %arg5: index, %arg6: index, %arg7: index, %arg8: index, %arg9: index):
       %0 = attn.row_reduce  max %arg3 : f32

@@ -93,30 +93,41 @@ TEST(TileConfigTest, KvIndexedInputsKeepTwoConsumers) {
 }
 
 TEST(TileConfigTest, PingpongWhereItWasMeasuredFaster) {
-  // Causal softmax (and ALiBi) at D = Dv = 128 with the gemm overlap: 0.99-1.16x on the H200.
-  // Not mask-free (0.95-1.04x), not softcap (0.91x), not D256, not untimed shapes.
+  // Shifted variants under a mask with a causal bound (a window, documents, a block map too) at
+  // D, Dv <= 128 padded to 128, with the gemm overlap: 1.00-1.16x. Not mask-free (0.95-1.04x),
+  // not softcap (0.91x), not a bias matrix in the score (0.95x), not D256 or D64 (three
+  // consumers).
   KernelSchedule overlap{/*warpSpecialize=*/true, /*gemmOverlap=*/true};
   VariantTraits causalSoftmax;
   causalSoftmax.causal = true;
-  causalSoftmax.softmaxNormalizer = true;
   auto pingpong = [&](int64_t d, bool masked, VariantTraits traits, KernelSchedule schedule) {
     return chooseTileConfig(d, d, 2, *TargetDesc::get("sm_90a"), masked, schedule, traits).pingpong;
   };
   EXPECT_TRUE(pingpong(128, /*masked=*/true, causalSoftmax, overlap));
+  EXPECT_TRUE(pingpong(96, /*masked=*/true, causalSoftmax, overlap));
+  EXPECT_TRUE(pingpong(72, /*masked=*/true, causalSoftmax, overlap));
   EXPECT_FALSE(pingpong(128, /*masked=*/false, causalSoftmax, overlap));
-  EXPECT_FALSE(pingpong(96, /*masked=*/true, causalSoftmax, overlap));
   EXPECT_FALSE(pingpong(64, /*masked=*/true, causalSoftmax, overlap));
   EXPECT_FALSE(pingpong(256, /*masked=*/true, causalSoftmax, overlap));
   EXPECT_FALSE(pingpong(128, /*masked=*/true, causalSoftmax, {/*warpSpecialize=*/true, false}));
+  EXPECT_FALSE(chooseTileConfig(128, 256, 2, *TargetDesc::get("sm_90a"), /*masked=*/true, overlap,
+                                causalSoftmax)
+                   .pingpong);
   VariantTraits softcap = causalSoftmax;
   softcap.specialScore = true;
   EXPECT_FALSE(pingpong(128, /*masked=*/true, softcap, overlap));
-  VariantTraits window = causalSoftmax;
-  window.causal = false;
-  EXPECT_FALSE(pingpong(128, /*masked=*/true, window, overlap));
-  VariantTraits sink = causalSoftmax;
-  sink.softmaxNormalizer = false;
-  EXPECT_FALSE(pingpong(128, /*masked=*/true, sink, overlap));
+  VariantTraits notBounds = causalSoftmax;
+  notBounds.causal = false;
+  EXPECT_FALSE(pingpong(128, /*masked=*/true, notBounds, overlap));
+  VariantTraits documents = causalSoftmax;
+  documents.kvInputs = true;
+  EXPECT_TRUE(pingpong(128, /*masked=*/true, documents, overlap));
+  VariantTraits bias = documents;
+  bias.scoreKvInputs = true;
+  EXPECT_FALSE(pingpong(128, /*masked=*/true, bias, overlap));
+  VariantTraits sigmoid = causalSoftmax;
+  sigmoid.shifted = false;
+  EXPECT_FALSE(pingpong(128, /*masked=*/true, sigmoid, overlap));
 }
 
 TEST(TileConfigTest, TheCpAsyncScheduleKeepsTwoConsumers) {

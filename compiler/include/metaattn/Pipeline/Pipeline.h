@@ -94,11 +94,13 @@ struct PipelineOptions {
   bool warpSpecialize = true;
   /// In warp-specialised kernels, consumer warpgroups take turns on the tensor cores
   /// (tile-warpgroup-pingpong): in every such kernel (all), in none (off), or where the tile
-  /// model picks it (model, the default: softmax's normaliser under a causal mask at D = Dv =
-  /// 128 without a special function per score, so causal softmax and ALiBi; see
-  /// TileConfig::pingpong). Causal softmax D128 ran 1.00-1.09x the default schedule on an H100
-  /// and 0.99-1.16x on the H200; mask-free D128 0.94-1.04x, softcap 0.91x
-  /// (benchmarks/RESULTS.md, thirty-eighth and thirty-ninth sessions).
+  /// model picks it (model, the default: a shifted normaliser under a mask with a causal bound,
+  /// head dims padded to 128, no special function or kv-indexed input per score: causal
+  /// softmax, ALiBi, sinks, softpick, the differential, sliding windows, document masks, block
+  /// maps, D72-D128; see TileConfig::pingpong). Causal softmax D128 ran 1.00-1.09x the default
+  /// schedule on an H100 and 0.99-1.16x on the H200, the others 0.99-1.11x (H100); mask-free
+  /// D128 0.94-1.04x, softcap 0.92x, a bias matrix 0.95x (benchmarks/RESULTS.md, thirty-eighth
+  /// to fortieth sessions).
   enum class Pingpong { off, model, all };
   Pingpong pingpong = Pingpong::model;
   /// In warp-specialised kernels with two consumer warpgroups, each warpgroup runs one kv

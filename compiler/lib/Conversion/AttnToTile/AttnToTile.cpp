@@ -141,28 +141,23 @@ static bool maskIsTrue(Region &mask) {
 static VariantTraits traits(attn::OnlineAttentionOp op) {
   VariantTraits t;
   t.shifted = !op.getShift().empty();
-  for (Attribute attr : op.getInputDims()) {
+  Block &score = op.getScore().front();
+  constexpr unsigned kFixed = 1 + attn::kNumIndexArgs;
+  for (auto [i, attr] : llvm::enumerate(op.getInputDims())) {
     std::string error;
     auto dims = attn::parseInputDims(cast<StringAttr>(attr).getValue(), error);
-    if (dims && llvm::any_of(*dims, [](attn::InputAxis a) { return a.dim == attn::InputDim::KV; }))
-      t.kvInputs = true;
+    if (!dims ||
+        llvm::none_of(*dims, [](attn::InputAxis a) { return a.dim == attn::InputDim::KV; }))
+      continue;
+    t.kvInputs = true;
+    if (kFixed + i < score.getNumArguments() && !score.getArgument(kFixed + i).use_empty())
+      t.scoreKvInputs = true;
   }
-  if (op.getMaskExact())
-    if (auto encoded = op.getMaskBounds()) {
-      SmallVector<attn::KvBound> bounds = attn::decodeMaskBounds(*encoded);
-      t.causal = !bounds.empty() &&
-                 llvm::all_of(bounds, [](const attn::KvBound &b) { return b.upper && b.cq > 0; });
-    }
-  ArrayAttr reductions = op.getReductions();
-  Block &finalize = op.getFinalize().front();
-  Operation *yield = finalize.getTerminator();
-  t.softmaxNormalizer =
-      op.hasShift() && op.getShiftInit().empty() && reductions.size() == 1 &&
-      cast<attn::ReductionKindAttr>(reductions[0]).getValue() == attn::ReductionKind::sum &&
-      yield->getNumOperands() >= 1 && yield->getOperand(0) == finalize.getArgument(0);
+  if (auto encoded = op.getMaskBounds())
+    t.causal = llvm::any_of(attn::decodeMaskBounds(*encoded),
+                            [](const attn::KvBound &b) { return b.upper && b.cq > 0; });
   // Math ops of the score that vary per element (elementInvariant): a per-head slope's exp2
   // (ALiBi) is computed once per block. Those nested in a region op count as per element.
-  Block &score = op.getScore().front();
   op.getScore().walk([&](Operation *inner) {
     if (inner->getDialect() && inner->getDialect()->getNamespace() == "math" &&
         !isa<math::AbsFOp, math::FmaOp, math::CopySignOp>(inner) &&

@@ -122,16 +122,20 @@ TileConfig metaattn::chooseTileConfig(int64_t headDim, int64_t valueDim, int64_t
     while (config.stages > 1 && !config.fitsSharedMemory(elementBytes, target))
       --config.stages;
     // Ping-pong (the consumer warpgroups take turns on the tensor cores) on top of the gemm
-    // overlap, where it was measured faster: causal softmax at D128 ran 1.00-1.09x the overlap
-    // alone on the H100 and 0.99-1.16x on the H200 (B·S = 16k, S = 512..16k; geometric mean
-    // 1.057x), and ALiBi with it matched our softmax without it (0.99x of it, H100). Not
-    // where it was slower: mask-free D128 0.94-1.04x, a soft cap (a tanh per score, bound by
-    // the special-function unit) 0.91x, D256 causal 0.98-1.04x (benchmarks/RESULTS.md,
-    // thirty-eighth and thirty-ninth sessions). Not yet where it was not timed on the GPU:
-    // other normalisers (sinks, softpick), windows, padded head dims, kv-indexed inputs.
+    // overlap, where it was measured faster (benchmarks/RESULTS.md, thirty-eighth to fortieth
+    // sessions; B·S = 16k, H16, bf16): causal softmax at D128 ran 1.00-1.09x the overlap alone on
+    // the H100 and 0.99-1.16x on the H200 (S = 512..16k, geometric mean 1.057x); on the H100
+    // at S = 4k and 16k, ALiBi 1.03-1.05x, a sink 1.02-1.03x, softpick 1.07x, a sliding window
+    // 1.07-1.09x, the differential 1.02-1.06x, a causal document mask 1.04-1.08x (one document
+    // 0.99-1.03x), a causal block map 1.02-1.08x, chunks 1.00x, and at D96 (padded to 128)
+    // softmax 0.99-1.11x and ALiBi 1.03-1.05x. Not where it was slower: mask-free D128 0.94-1.04x,
+    // a soft cap (a tanh per score, bound by the special-function unit) 0.91-0.92x, a bias matrix
+    // read by the score 0.95x, D256 causal 0.98-1.04x. Not where the mask has no causal bound (a
+    // prefix-LM mask ran 1.01x; not timed without one), nor with three consumer warpgroups (D64).
     config.pingpong = overlapped && masked && traits.shifted && traits.causal &&
-                      traits.softmaxNormalizer && !traits.specialScore && !traits.kvInputs &&
-                      !threeConsumers && headDim == 128 && valueDim == 128 && config.blockN == 128;
+                      !traits.specialScore && !traits.scoreKvInputs && !threeConsumers &&
+                      config.paddedDim == 128 && config.paddedValueDim == 128 &&
+                      config.blockN == 128;
     return config;
   }
   config.blockM = 64;

@@ -108,13 +108,13 @@ struct VariantTraits {
   /// Its score or mask reads a custom input that varies along the kv axis (per element or per
   /// kv block: a document id, a block map, a bias matrix).
   bool kvInputs = false;
-  /// Its mask is exactly causal: affine kv bounds only (attn-mask-analysis's mask_exact), all
-  /// of them upper bounds that move with the query row (kv <= q + ...), none from below (a
-  /// sliding window has one).
+  /// Its score reads such an input per element (a bias matrix), not only its mask (a document
+  /// id, a block map).
+  bool scoreKvInputs = false;
+  /// attn-mask-analysis bounds its mask causally: an affine upper kv bound that moves with the
+  /// query row (kv <= q + ...), exact or holding wherever the mask keeps an entry (a document
+  /// mask or a block map under a causal one). Others may bound it from below (a sliding window).
   bool causal = false;
-  /// Its normaliser is softmax's: weights shifted by the running row maximum from -inf over
-  /// one row sum, which is the denominator as it is (a sink adds its own term to it).
-  bool softmaxNormalizer = false;
   /// Its score function uses the special-function unit per element (a soft cap's tanh, an
   /// exp or a log of the score or of a position: any math op but abs, fma and copysign; not
   /// ALiBi's per-head slope).
