@@ -3,7 +3,10 @@
 # (together under the device tool's 10 minutes). Logs go into one archive; the tables are
 # printed last.
 #
-# PARTS picks parts (default "model"):
+# PARTS picks parts (default "combos model"):
+# "combos": tests/lit/Variants/combined-masks.mlir (masks and scores no library variant
+#   combines; @alibidocwin, a window, a document mask and ALiBi at D96, ping-pongs by default)
+#   checked against the oracle at six shapes, racecheck/synccheck on it (SANITIZE=0 skips them);
 # "model": the ping-pong schedule where the tile model picks it (the default since the
 #   thirty-ninth session: softmax's normaliser under a causal mask at D128, softmax and ALiBi)
 #   checked against the oracle at odd shapes, and the candidates for widening it (sinks,
@@ -41,7 +44,7 @@ OUT=${OUT:-/tmp/metaattn-pending}
 mkdir -p "$OUT"
 export METAATTN_CACHE_DIR=${METAATTN_CACHE_DIR:-/tmp/metaattn-cache}
 nvidia-smi -L | head -1 || { echo "no GPU"; exit 1; }
-PARTS=" ${PARTS:-model} "
+PARTS=" ${PARTS:-combos model} "
 part() { [[ $PARTS == *" $1 "* ]]; }
 mkdir -p "$OUT/pp"
 touch "$OUT/combo.txt" "$OUT/mono.txt" "$OUT/limits.txt" "$OUT/variants.txt" "$OUT/stages.txt" \
@@ -101,8 +104,24 @@ if part pingpong; then
     SEQS="1024 4096 16384" CONFIGS="default|--pingpong" bash tests/gpu/explore_configs.sh \
     >> "$OUT/pingpong.txt" 2>&1
 fi
-# Printed as each step ends (a call cut short still shows the steps done): the checks, the
-# A/B, the sanitizers, then the grid.
+# Printed as each step ends (a call cut short still shows the steps done).
+if part combos; then
+  echo "== combined masks (tests/lit/Variants/combined-masks.mlir)"
+  combos=tests/lit/Variants/combined-masks.mlir
+  for shape in 1:1:1 2:130:77 1:129:257 1:1:200 1:300:400 2:1025:1025; do
+    IFS=':' read -r nb sq skv <<< "$shape"
+    r=$(timeout 90 "$BIN/metaattn-run" "$combos" --device=gpu --batch="$nb" --seq-q="$sq" \
+      --seq-kv="$skv" --documents=3 2>&1 | grep -E '^PASS|^FAIL|rror' | cut -d: -f1 | tr '\n' ' ')
+    echo "B$nb ${sq}x$skv: ${r:-no result}"
+  done
+  [ "${SANITIZE:-1}" = 1 ] && for tool in racecheck synccheck; do
+    r=$(timeout 100 compute-sanitizer --tool $tool "$BIN/metaattn-run" "$combos" \
+      --function=alibidocwin --device=gpu --batch=1 --seq-q=300 --seq-kv=400 --documents=3 2>&1 |
+      grep -E 'SUMMARY|^PASS|^FAIL' | tr '\n' ' ')
+    echo "$tool alibidocwin 300x400: ${r:-no result}"
+  done
+fi
+# The model part: the checks, the A/B, the sanitizers, then the grid.
 if part model; then
   mkdir -p "$OUT/model"
   # The kernels the fortieth session's model adds (ALiBi at D96, softmax at D72 and D112, the

@@ -95,8 +95,8 @@ TEST(TileConfigTest, KvIndexedInputsKeepTwoConsumers) {
 TEST(TileConfigTest, PingpongWhereItWasMeasuredFaster) {
   // Shifted variants under a mask with a causal bound (a window, documents, a block map too) at
   // D, Dv <= 128 padded to 128, with the gemm overlap: 1.00-1.16x. Not mask-free (0.95-1.04x),
-  // not softcap (0.91x), not a bias matrix in the score (0.95x), not D256 or D64 (three
-  // consumers).
+  // not softcap (0.92x), not a bias matrix in the score (0.95x), not D256 or D64 (three
+  // consumers), not without warp specialisation.
   KernelSchedule overlap{/*warpSpecialize=*/true, /*gemmOverlap=*/true};
   VariantTraits causalSoftmax;
   causalSoftmax.causal = true;
@@ -106,6 +106,8 @@ TEST(TileConfigTest, PingpongWhereItWasMeasuredFaster) {
   EXPECT_TRUE(pingpong(128, /*masked=*/true, causalSoftmax, overlap));
   EXPECT_TRUE(pingpong(96, /*masked=*/true, causalSoftmax, overlap));
   EXPECT_TRUE(pingpong(72, /*masked=*/true, causalSoftmax, overlap));
+  EXPECT_FALSE(pingpong(100, /*masked=*/true, causalSoftmax, overlap)); // no TMA: cp.async
+  EXPECT_FALSE(pingpong(128, /*masked=*/true, causalSoftmax, {/*warpSpecialize=*/false, true}));
   EXPECT_FALSE(pingpong(128, /*masked=*/false, causalSoftmax, overlap));
   EXPECT_FALSE(pingpong(64, /*masked=*/true, causalSoftmax, overlap));
   EXPECT_FALSE(pingpong(256, /*masked=*/true, causalSoftmax, overlap));
@@ -113,21 +115,20 @@ TEST(TileConfigTest, PingpongWhereItWasMeasuredFaster) {
   EXPECT_FALSE(chooseTileConfig(128, 256, 2, *TargetDesc::get("sm_90a"), /*masked=*/true, overlap,
                                 causalSoftmax)
                    .pingpong);
-  VariantTraits softcap = causalSoftmax;
-  softcap.specialScore = true;
-  EXPECT_FALSE(pingpong(128, /*masked=*/true, softcap, overlap));
-  VariantTraits notBounds = causalSoftmax;
-  notBounds.causal = false;
-  EXPECT_FALSE(pingpong(128, /*masked=*/true, notBounds, overlap));
-  VariantTraits documents = causalSoftmax;
-  documents.kvInputs = true;
-  EXPECT_TRUE(pingpong(128, /*masked=*/true, documents, overlap));
-  VariantTraits bias = documents;
-  bias.scoreKvInputs = true;
-  EXPECT_FALSE(pingpong(128, /*masked=*/true, bias, overlap));
-  VariantTraits sigmoid = causalSoftmax;
-  sigmoid.shifted = false;
-  EXPECT_FALSE(pingpong(128, /*masked=*/true, sigmoid, overlap));
+  // Causal softmax at D128 with one trait changed.
+  auto changed = [&](auto change) {
+    VariantTraits traits = causalSoftmax;
+    change(traits);
+    return pingpong(128, /*masked=*/true, traits, overlap);
+  };
+  EXPECT_FALSE(changed([](VariantTraits &t) { t.specialScore = true; })); // softcap
+  EXPECT_FALSE(changed([](VariantTraits &t) { t.causal = false; }));      // prefix-LM
+  EXPECT_FALSE(changed([](VariantTraits &t) { t.shifted = false; }));     // sigmoid
+  EXPECT_TRUE(changed([](VariantTraits &t) { t.kvInputs = true; }));      // documents
+  EXPECT_FALSE(changed([](VariantTraits &t) {                             // a bias matrix
+    t.kvInputs = true;
+    t.scoreKvInputs = true;
+  }));
 }
 
 TEST(TileConfigTest, TheCpAsyncScheduleKeepsTwoConsumers) {

@@ -132,10 +132,11 @@ TileConfig metaattn::chooseTileConfig(int64_t headDim, int64_t valueDim, int64_t
     // a soft cap (a tanh per score, bound by the special-function unit) 0.91-0.92x, a bias matrix
     // read by the score 0.95x, D256 causal 0.98-1.04x. Not where the mask has no causal bound (a
     // prefix-LM mask ran 1.01x; not timed without one), nor with three consumer warpgroups (D64).
-    config.pingpong = overlapped && masked && traits.shifted && traits.causal &&
-                      !traits.specialScore && !traits.scoreKvInputs && !threeConsumers &&
-                      config.paddedDim == 128 && config.paddedValueDim == 128 &&
-                      config.blockN == 128;
+    // Only warp-specialised kernels take turns (rows of whole 16-byte units for TMA: not D100).
+    config.pingpong = schedule.warpSpecialize && tmaRows && overlapped && masked &&
+                      traits.shifted && traits.causal && !traits.specialScore &&
+                      !traits.scoreKvInputs && !threeConsumers && config.paddedDim == 128 &&
+                      config.paddedValueDim == 128 && config.blockN == 128;
     return config;
   }
   config.blockM = 64;
