@@ -1,19 +1,22 @@
 #!/usr/bin/env bash
-# The GPU work left after the thirty-ninth session, in one call, each part under a time limit
-# (together under the device tool's 10 minutes). Logs go into one archive; the tables are
-# printed last.
+# The GPU work left after the fortieth session, each part under a time limit (the default parts
+# together under the device tool's 10 minutes; "model" alone takes most of one call). Logs go
+# into one archive; the tables are printed last.
 #
-# PARTS picks parts (default "combos model"):
+# PARTS picks parts (default "combos variants"; then PARTS=model in a second call on the H200,
+# where the widened ping-pong default has not run):
 # "combos": tests/lit/Variants/combined-masks.mlir (masks and scores no library variant
 #   combines; @alibidocwin, a window, a document mask and ALiBi at D96, ping-pongs by default)
-#   checked against the oracle at six shapes, racecheck/synccheck on it (SANITIZE=0 skips them);
-# "model": the ping-pong schedule where the tile model picks it (the default since the
-#   thirty-ninth session: softmax's normaliser under a causal mask at D128, softmax and ALiBi)
-#   checked against the oracle at odd shapes, and the candidates for widening it (sinks,
-#   softpick, a window, D96) checked with --pingpong; then softmax and ALiBi with and without
-#   it and the candidates with and without --pingpong, softcap beside them
-#   (tests/gpu/variant_options.sh, D128 causal); racecheck/synccheck on the model's softmax
-#   kernel (SANITIZE=0 skips them); then the whole softmax grid (benchmarks/bench_suite.py
+#   checked against the oracle at six shapes; ping-pong kernels with the row statistic and GQA
+#   (softmax, sink, window, document mask at D128, ALiBi at D72) at four; racecheck/synccheck
+#   on @alibidocwin (SANITIZE=0 skips them);
+# "model": the ping-pong schedule where the tile model picks it (widened in the fortieth
+#   session: shifted normalisers under a mask with a causal bound at head dims padded to 128):
+#   the kernels the widening added (ALiBi D96, softmax D72/D112, the differential) checked
+#   against the oracle at odd shapes; the differential with and without it and the masks it
+#   leaves out or took last (document mask, bias matrix, block map, prefix-LM, chunks) without
+#   and with --pingpong (tests/gpu/variant_options.sh, D128 causal); racecheck/synccheck on
+#   softmax D72 (SANITIZE=0 skips them); then the whole softmax grid (benchmarks/bench_suite.py
 #   --only grid, cuDNN, FA2 and FlexAttention in the same process; GRID_S limits it, 300 s);
 # "ppgrid": the softmax grid's D128 cells (benchmarks/bench_suite.py, every output checked,
 #   cuDNN, FA2 and FlexAttention in the same process) with the default schedule and with
@@ -44,7 +47,7 @@ OUT=${OUT:-/tmp/metaattn-pending}
 mkdir -p "$OUT"
 export METAATTN_CACHE_DIR=${METAATTN_CACHE_DIR:-/tmp/metaattn-cache}
 nvidia-smi -L | head -1 || { echo "no GPU"; exit 1; }
-PARTS=" ${PARTS:-combos model} "
+PARTS=" ${PARTS:-combos variants} "
 part() { [[ $PARTS == *" $1 "* ]]; }
 mkdir -p "$OUT/pp"
 touch "$OUT/combo.txt" "$OUT/mono.txt" "$OUT/limits.txt" "$OUT/variants.txt" "$OUT/stages.txt" \
@@ -113,6 +116,20 @@ if part combos; then
     r=$(timeout 90 "$BIN/metaattn-run" "$combos" --device=gpu --batch="$nb" --seq-q="$sq" \
       --seq-kv="$skv" --documents=3 2>&1 | grep -E '^PASS|^FAIL|rror' | cut -d: -f1 | tr '\n' ' ')
     echo "B$nb ${sq}x$skv: ${r:-no result}"
+  done
+  # Ping-pong kernels with the row statistic (lse) and GQA, which no GPU run has had.
+  mkdir -p "$OUT/combos"
+  for c in softmax:128: sink:128: sliding_window:128: document_mask:128:--documents=3 alibi:72:; do
+    IFS=':' read -r v dim opts <<< "$c"
+    "$BIN/metaattn-variant" "$v" --heads=6 --kv-heads=2 --dim="$dim" --causal --lse --name=f \
+      > "$OUT/combos/$v$dim.mlir"
+    for shape in 1:1:1 2:130:77 1:300:400 2:1025:1025; do
+      IFS=':' read -r nb sq skv <<< "$shape"
+      # shellcheck disable=SC2086 # the options are words
+      r=$(timeout 60 "$BIN/metaattn-run" "$OUT/combos/$v$dim.mlir" --device=gpu --batch="$nb" \
+        --seq-q="$sq" --seq-kv="$skv" $opts 2>&1 | grep -E '^PASS|^FAIL|rror' | head -1)
+      echo "$v D$dim causal lse GQA 6:2 B$nb ${sq}x$skv: ${r:-no result}"
+    done
   done
   [ "${SANITIZE:-1}" = 1 ] && for tool in racecheck synccheck; do
     r=$(timeout 100 compute-sanitizer --tool $tool "$BIN/metaattn-run" "$combos" \
