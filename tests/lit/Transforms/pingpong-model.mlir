@@ -1,6 +1,8 @@
 // RUN: metaattn-opt %s --metaattn-lower | FileCheck %s
 // RUN: metaattn-opt %s --metaattn-lower="pingpong=0" | FileCheck %s --check-prefix=OFF
 // RUN: metaattn-opt %s --metaattn-lower="pingpong=1" | FileCheck %s --check-prefix=ALL
+// RUN: metaattn-opt %s --metaattn-lower="block-n=128" | FileCheck %s --check-prefix=SAME
+// RUN: metaattn-opt %s --metaattn-lower="block-n=64" | FileCheck %s --check-prefix=OTHER
 
 // The ping-pong schedule by default only where the tile model picks it (TileConfig::pingpong,
 // where it was measured faster): a shifted normaliser (softmax's, a sink's, softpick's) under a
@@ -10,7 +12,9 @@
 // a causal document mask are marked tile.pingpong and take turns; mask-free softmax, softcap
 // (a tanh per score), D64 (three consumer warpgroups), a relative-position bias matrix (read
 // by the score) and a prefix-LM mask (no causal bound) do not. pingpong=0 turns it off
-// everywhere, pingpong=1 on in every warp-specialised kernel.
+// everywhere, pingpong=1 on in every warp-specialised kernel. A tile size given (an option, a
+// tuning file's entry) keeps the model's choice where it is the model's own (block-n=128) and
+// drops it elsewhere (block-n=64).
 
 // CHECK-LABEL: tile.kernel @causal128(
 // CHECK-SAME: tile.pingpong
@@ -45,6 +49,21 @@
 // CHECK-LABEL: tile.kernel @prefix128(
 // CHECK-NOT: tile.pingpong
 // CHECK-NOT: tile.warpgroup_turn
+
+// SAME-LABEL: tile.kernel @causal128(
+// SAME-SAME: tile.pingpong
+// SAME: tile.warpgroup_turn "start"
+// SAME-LABEL: tile.kernel @full128(
+// SAME-NOT: tile.pingpong
+// SAME-LABEL: tile.kernel @softcap128(
+// SAME-NOT: tile.pingpong
+// SAME-LABEL: tile.kernel @alibi128(
+// SAME-SAME: tile.pingpong
+// SAME-LABEL: tile.kernel @sink128(
+// SAME-SAME: tile.pingpong
+
+// OTHER-NOT: tile.pingpong
+// OTHER-NOT: tile.warpgroup_turn
 
 // OFF-NOT: tile.pingpong
 // OFF-NOT: tile.warpgroup_turn

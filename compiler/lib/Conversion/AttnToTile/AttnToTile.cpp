@@ -206,6 +206,7 @@ struct ConvertAttnToTilePass : public metaattn::impl::ConvertAttnToTileBase<Conv
     int64_t cols = blockN ? blockN : fromOp("block_n");
     int64_t warps = numWarps ? numWarps : fromOp("warps");
     int64_t stages = numStages ? numStages : fromOp("stages");
+    TileConfig model = config;
     if (rows) {
       config.blockM = rows;
       // Keep at least 16 query rows per warp when only the rows are set.
@@ -217,8 +218,10 @@ struct ConvertAttnToTilePass : public metaattn::impl::ConvertAttnToTileBase<Conv
       config.warps = warps;
     if (stages)
       config.stages = stages;
-    // The model's ping-pong choice holds for its own tiling only.
-    config.pingpong = markPingpong && config.pingpong && !rows && !cols && !warps;
+    // The model's ping-pong choice holds for its own tiling only: an override that asks for the
+    // same tiles (an autotuned block_n = 128) keeps it, any other drops it.
+    config.pingpong = markPingpong && model.pingpong && config.blockM == model.blockM &&
+                      config.blockN == model.blockN && config.warps == model.warps;
     // Timed on sm_90a only (4-14% faster); on the mma.sync path it costs the D128 GQA kernel
     // a register over ptxas's choice (a 4-byte spill) with no measurement to weigh it against.
     config.foldScoreScale = foldScoreScale && target.wgmma;
