@@ -9,8 +9,10 @@ tests/gpu/run_variants.sh.
 
 Cases (bf16):
 - B4 H16 S4k D128: softmax, softcap, ALiBi, sliding window 1k, document mask, sigmoid, ReLU,
-  sinks, softpick (causal). "vs our softmax" = our causal softmax ms at B4 H16 S4k D128 / the
-  variant's ms.
+  sinks, softpick, a relative-position bias (an H x S x S f32 matrix input read per score),
+  prefix-LM (a 128-token prefix), chunked attention (the library's 8k chunks: at S4k the
+  causal mask through chunk arithmetic) (causal). "vs our softmax" = our causal softmax ms at B4
+  H16 S4k D128 / the variant's ms.
 - RetNet parallel, B4 H16 S4k D128 Dv256 (RetNet's Dv = 2·D; causal, decay γ_h^(q-kv) computed
   in the kernel): "vs our softmax" against our causal softmax at D128 Dv256 (also a row).
 - document mask: DOCUMENTS documents per sequence, the same for both: metaattn-run draws the
@@ -65,7 +67,9 @@ LABELS = {"softmax": "softmax", "softcap": "softcap", "alibi": "ALiBi",
           "sigmoid": "sigmoid", "relu": "ReLU", "sink": "sinks", "softpick": "softpick",
           "retnet": "RetNet parallel (D 128, Dv 256)", "block_sparse": "block-sparse 128x128",
           "softmax_retnet": "softmax D128 Dv256 (RetNet's shape)",
-          "softmax_dv256": "softmax D128 Dv256", "differential": "differential"}
+          "softmax_dv256": "softmax D128 Dv256", "differential": "differential",
+          "relative_bias": "relative bias (H x S x S matrix)", "prefix_lm": "prefix-LM 128",
+          "chunked": "chunked 8192"}
 
 
 # --- cases ------------------------------------------------------------------------------------
@@ -80,7 +84,8 @@ def cases():
     flexed = ("softmax", "softcap", "alibi", "sliding_window", "document_mask")
     out = [case(v, v, B, H, D, D, True, "softmax", v in flexed)
            for v in ("softmax", "softcap", "alibi", "sliding_window", "document_mask",
-                     "sigmoid", "relu", "sink", "softpick")]
+                     "sigmoid", "relu", "sink", "softpick", "relative_bias", "prefix_lm",
+                     "chunked")]
     out.append(case("softmax_retnet", "softmax", B, H, D, 2 * D, True, "softmax_retnet", False))
     out.append(case("retnet", "retnet", B, H, D, 2 * D, True, "softmax_retnet", False))
     out.append(case("block_sparse", "block_sparse", B, H, D, D, True, "softmax", True,
@@ -525,6 +530,9 @@ def selftest():
     sr = variant_cmd("bin", by_name["softmax_retnet"])
     check(sr[1:] == ["softmax", "--heads=16", "--dim=128", "--value-dim=256", "--causal"]
           and by_name["retnet"]["reference"] == "softmax_retnet", f"retnet: {' '.join(sr[1:])}")
+    check(all(by_name[v]["reference"] == "softmax" and v in LABELS
+              for v in ("relative_bias", "prefix_lm", "chunked")),
+          "relative bias, prefix-LM and chunks are timed against our causal softmax")
     check(by_name["differential"]["reference"] == "softmax_dv256"
           and by_name["block_sparse"]["reference"] == "softmax", "references")
     print(f"{len(fails)} failed" if fails else "all ok")

@@ -193,7 +193,7 @@ part d64 && timeout 200 env BIN="$BIN" OUT="$OUT/d64" DIM=64 CASES="$d64" \
 part mono && timeout 200 env BIN="$BIN" OUT="$OUT/mono" bash tests/gpu/monotone_max.sh > "$OUT/mono.txt" 2>&1
 part limits && timeout 230 env BIN="$BIN" OUT="$OUT/lim" PROFILE="${PROFILE:-0}" KEEP_SASS=1 \
   bash tests/gpu/limits.sh > "$OUT/limits.txt" 2>&1
-part variants && timeout 200 python3 benchmarks/bench_variants.py --bin "$BIN" --csv "$OUT/variants.csv" \
+part variants && timeout 260 python3 benchmarks/bench_variants.py --bin "$BIN" --csv "$OUT/variants.csv" \
   > "$OUT/variants.txt" 2>&1
 (cd "$OUT" && tar czf logs.tgz casts mono lim stages d64 pp model 2>/dev/null
   rm -rf casts mono lim stages d64 pp model)
@@ -211,5 +211,5 @@ part stages && show "three kv stages against two (softmax)" "$OUT/stages.txt"
 part d64 && show "softcap at D64: tile options" "$OUT/d64.txt"
 part mono && show "softcap: monotone-max against the maximum after the tanh" "$OUT/mono.txt"
 part limits && show "every variant file; the variants below softmax" <(grep -v "^PASS file" "$OUT/limits.txt")
-part variants && show "custom variants" <(grep -A16 "^| variant" "$OUT/variants.txt")
+part variants && show "custom variants" <(grep -A22 "^| variant" "$OUT/variants.txt")
 exit 0
