@@ -1,9 +1,10 @@
 //===- Autotune.cpp - metaattn-run --autotune / --record-tuning ----------------===//
 //
-// Autotuning times one function at candidate tile sizes on the GPU (every candidate's kernels
-// compiled by NVRTC in parallel first, through the process-wide kernel cache that the timed
-// runs then hit) and records the fastest in the tuning file, keyed by the target and each
-// attention's signature (metaattn/Pipeline/Tuning.h), never by a length.
+// Autotuning times one function at candidate tile sizes on the GPU, each with and without the
+// ping-pong schedule where that changes its kernels (every candidate's kernels compiled by
+// NVRTC in parallel first, through the process-wide kernel cache that the timed runs then
+// hit), and records the fastest in the tuning file, keyed by the target and each attention's
+// signature (metaattn/Pipeline/Tuning.h), never by a length.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,8 +17,10 @@
 #include "metaattn/Runtime/KernelCache.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <chrono>
 
 using namespace mlir;
@@ -34,6 +37,39 @@ std::vector<std::string> signaturesOf(func::FuncOp func) {
 
 OwningOpRef<ModuleOp> cloneModule(ModuleOp module) {
   return OwningOpRef<ModuleOp>(cast<ModuleOp>(module->clone()));
+}
+
+/// One autotuning candidate: kv tile size, stages and the ping-pong schedule (-1: the model's).
+struct Candidate {
+  int64_t blockN, stages, pingpong;
+  std::optional<double> ms;
+
+  std::string describe() const {
+    std::string text = "block_n=" + std::to_string(blockN) + " stages=" + std::to_string(stages);
+    if (pingpong >= 0)
+      text += " pingpong=" + std::to_string(pingpong);
+    return text;
+  }
+};
+
+/// The pipeline options that lower `candidate` (its tile sizes as options, its ping-pong
+/// choice as --pingpong / --no-pingpong; a tuning entry with the same fields lowers the same).
+PipelineOptions candidatePipeline(PipelineOptions pipeline, const std::string &target,
+                                  const Candidate &candidate) {
+  pipeline.target = target;
+  pipeline.tuningFile.clear();
+  pipeline.blockN = candidate.blockN;
+  pipeline.stages = candidate.stages;
+  if (candidate.pingpong >= 0)
+    pipeline.pingpong =
+        candidate.pingpong ? PipelineOptions::Pingpong::all : PipelineOptions::Pingpong::off;
+  return pipeline;
+}
+
+bool sameKernels(const std::vector<LoweredKernel> &a, const std::vector<LoweredKernel> &b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](auto &x, auto &y) {
+           return x.cudaSource == y.cudaSource;
+         });
 }
 
 } // namespace
@@ -93,34 +129,43 @@ LogicalResult run::autotune(ModuleOp module, const RunOptions &options, Problem 
     return failure();
   }
 
-  struct Candidate {
-    int64_t blockN, stages;
-    std::optional<double> ms;
-  };
+  // Candidates: kv tile sizes and stages; under the model's ping-pong choice (no --pingpong
+  // given) each with and without the ping-pong schedule, where the two lower differently.
+  bool pingpongChoice = options.pipeline.pingpong == PipelineOptions::Pingpong::model &&
+                        options.pipeline.warpSpecialize && options.pipeline.gemmOverlap;
   std::vector<Candidate> candidates;
   for (int64_t blockN : {32, 64, 128})
-    for (int64_t stages : {2, 3})
-      candidates.push_back({blockN, stages, std::nullopt});
+    for (int64_t stages : {2, 3}) {
+      if (!pingpongChoice) {
+        candidates.push_back({blockN, stages, -1, std::nullopt});
+        continue;
+      }
+      candidates.push_back({blockN, stages, 0, std::nullopt});
+      candidates.push_back({blockN, stages, 1, std::nullopt});
+    }
 
   // Lower every candidate, then compile all their kernels concurrently (NVRTC is the slow
-  // part); the timed runs below find them in the process-wide kernel cache.
+  // part); the timed runs below find them in the process-wide kernel cache. A ping-pong
+  // candidate that lowers to the same kernels as its plain twin (a kernel the schedule does
+  // not apply to) is dropped, and the twin left to the model.
   rt::CompileOptions compileOptions;
   compileOptions.arch = arch;
-  std::vector<std::vector<LoweredKernel>> kernels(candidates.size());
-  std::vector<std::string> lowerErrors(candidates.size());
+  std::vector<std::vector<LoweredKernel>> kernels;
+  std::vector<std::string> lowerErrors;
   auto start = std::chrono::steady_clock::now();
-  for (size_t i = 0; i < candidates.size(); ++i) {
-    PipelineOptions pipeline = options.pipeline;
-    pipeline.target = target;
-    pipeline.tuningFile.clear();
-    pipeline.blockN = candidates[i].blockN;
-    pipeline.stages = candidates[i].stages;
+  for (size_t i = 0; i < candidates.size();) {
     OwningOpRef<ModuleOp> copy = cloneModule(module);
-    auto lowered = lowerToCuda(*copy, pipeline);
-    if (!lowered.ok())
-      lowerErrors[i] = lowered.status().message();
-    else
-      kernels[i] = std::move(*lowered);
+    auto lowered = lowerToCuda(*copy, candidatePipeline(options.pipeline, target, candidates[i]));
+    bool twin = candidates[i].pingpong == 1 && lowered.ok() && lowerErrors.back().empty() &&
+                sameKernels(*lowered, kernels.back());
+    if (twin) {
+      candidates[i - 1].pingpong = -1;
+      candidates.erase(candidates.begin() + i);
+      continue;
+    }
+    lowerErrors.push_back(lowered.ok() ? "" : lowered.status().message());
+    kernels.push_back(lowered.ok() ? std::move(*lowered) : std::vector<LoweredKernel>{});
+    ++i;
   }
   std::vector<rt::KernelCache::Request> requests;
   for (const std::vector<LoweredKernel> &candidate : kernels)
@@ -135,13 +180,14 @@ LogicalResult run::autotune(ModuleOp module, const RunOptions &options, Problem 
     for (size_t k = 0; k < kernels[i].size(); ++k, ++next)
       if (!fetched[next].kernel.ok() && status.empty())
         status = "compile failed: " + fetched[next].kernel.message().substr(0, 200);
-    os << "  candidate block_n=" << candidates[i].blockN << " stages=" << candidates[i].stages
-       << " (" << arch << "): "
+    os << "  candidate " << candidates[i].describe() << " (" << arch << "): "
        << (status.empty() ? std::to_string(kernels[i].size()) + " kernel(s) compiled" : status)
        << "\n";
   }
-  os << "  autotune: candidates compiled in parallel in "
-     << std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count()
+  os << "  autotune: " << candidates.size() << " candidates compiled in parallel in "
+     << llvm::format("%.0f", std::chrono::duration<double, std::milli>(
+                                 std::chrono::steady_clock::now() - start)
+                                 .count())
      << " ms\n";
   if (!onGpu) {
     os << "  autotune: no GPU here; nothing timed or recorded\n";
@@ -155,19 +201,15 @@ LogicalResult run::autotune(ModuleOp module, const RunOptions &options, Problem 
     run.bench = true;
     run.check = false;
     run.dumpCuda.clear();
-    run.pipeline.target = target;
-    run.pipeline.tuningFile.clear();
-    run.pipeline.blockN = c.blockN;
-    run.pipeline.stages = c.stages;
+    run.pipeline = candidatePipeline(options.pipeline, target, c);
     OwningOpRef<ModuleOp> copy = cloneModule(module);
     std::string why;
     if (failed(runOnGpu(*copy, run, problem, c.ms, why)) || !c.ms) {
-      os << "  autotune block_n=" << c.blockN << " stages=" << c.stages << ": skipped (" << why
-         << ")\n";
+      os << "  autotune " << c.describe() << ": skipped (" << why << ")\n";
       c.ms.reset();
       continue;
     }
-    os << "  autotune block_n=" << c.blockN << " stages=" << c.stages << ": " << *c.ms << " ms";
+    os << "  autotune " << c.describe() << ": " << *c.ms << " ms";
     if (flops > 0)
       os << ", " << flops / (*c.ms * 1e-3) / 1e12 << " TFLOP/s";
     os << "\n";
@@ -182,6 +224,7 @@ LogicalResult run::autotune(ModuleOp module, const RunOptions &options, Problem 
     TunedConfig config;
     config.blockN = best->blockN;
     config.stages = best->stages;
+    config.pingpong = best->pingpong;
     config.tflops = flops > 0 ? flops / (*best->ms * 1e-3) / 1e12 : 0;
     config.note = ("@" + func.getSymName() + " B=" + std::to_string(options.batch) +
                    " Sq=" + std::to_string(options.seqQ) + " Skv=" + std::to_string(options.seqKv))
@@ -193,8 +236,7 @@ LogicalResult run::autotune(ModuleOp module, const RunOptions &options, Problem 
     error = saved.message();
     return failure();
   }
-  os << "  autotune: best block_n=" << best->blockN << " stages=" << best->stages << " ("
-     << *best->ms << " ms), recorded for " << tuningArch(target, options.pipeline) << " in "
-     << options.pipeline.tuningFile << "\n";
+  os << "  autotune: best " << best->describe() << " (" << *best->ms << " ms), recorded for "
+     << tuningArch(target, options.pipeline) << " in " << options.pipeline.tuningFile << "\n";
   return success();
 }

@@ -51,19 +51,20 @@ rt::StatusOr<TuningTable> TuningTable::load(const std::string &path) {
                                number, line);
     for (llvm::StringRef word : llvm::ArrayRef(words).drop_front(2)) {
       auto [key, value] = word.split('=');
-      int64_t *slot = key == "block_m"   ? &config.blockM
-                      : key == "block_n" ? &config.blockN
-                      : key == "warps"   ? &config.warps
-                      : key == "stages"  ? &config.stages
-                                         : nullptr;
+      int64_t *slot = key == "block_m"    ? &config.blockM
+                      : key == "block_n"  ? &config.blockN
+                      : key == "warps"    ? &config.warps
+                      : key == "stages"   ? &config.stages
+                      : key == "pingpong" ? &config.pingpong
+                                          : nullptr;
       bool bad = false;
       if (slot) {
-        bad = value.getAsInteger(10, *slot) || *slot < 0;
+        bad = value.getAsInteger(10, *slot) || *slot < 0 || (key == "pingpong" && *slot > 1);
       } else if (key == "tflops") {
         bad = value.getAsDouble(config.tflops);
       } else {
         return rt::Status::error("{}:{}: unknown key '{}' (expected block_m, block_n, warps, "
-                                 "stages or tflops)",
+                                 "stages, pingpong or tflops)",
                                  path, number, key.str());
       }
       if (bad)
@@ -81,6 +82,8 @@ rt::Status TuningTable::save(const std::string &path) const {
   for (const auto &[key, c] : entries) {
     out << key.first << ' ' << key.second << " block_m=" << c.blockM << " block_n=" << c.blockN
         << " warps=" << c.warps << " stages=" << c.stages;
+    if (c.pingpong >= 0)
+      out << " pingpong=" << c.pingpong;
     if (c.tflops > 0)
       out << " tflops=" << c.tflops;
     if (!c.note.empty())
@@ -115,12 +118,14 @@ unsigned metaattn::applyTuning(ModuleOp module, const TuningTable &table, llvm::
     if (!config)
       return;
     Builder b(op.getContext());
-    op->setAttr(
-        attn::kTileConfigAttr,
-        b.getDictionaryAttr({b.getNamedAttr("block_m", b.getI64IntegerAttr(config->blockM)),
-                             b.getNamedAttr("block_n", b.getI64IntegerAttr(config->blockN)),
-                             b.getNamedAttr("warps", b.getI64IntegerAttr(config->warps)),
-                             b.getNamedAttr("stages", b.getI64IntegerAttr(config->stages))}));
+    SmallVector<NamedAttribute> fields{
+        b.getNamedAttr("block_m", b.getI64IntegerAttr(config->blockM)),
+        b.getNamedAttr("block_n", b.getI64IntegerAttr(config->blockN)),
+        b.getNamedAttr("warps", b.getI64IntegerAttr(config->warps)),
+        b.getNamedAttr("stages", b.getI64IntegerAttr(config->stages))};
+    if (config->pingpong >= 0)
+      fields.push_back(b.getNamedAttr("pingpong", b.getI64IntegerAttr(config->pingpong)));
+    op->setAttr(attn::kTileConfigAttr, b.getDictionaryAttr(fields));
     ++applied;
   });
   return applied;

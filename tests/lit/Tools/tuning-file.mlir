@@ -16,9 +16,23 @@
 // RUN: metaattn-run %s --device=cpu --resource-report --tuning-file=%t --warp-specialize=false | FileCheck %s --check-prefix=NOWS
 // RUN: metaattn-run %s --device=cpu --tuning-file=%t --batch=2 --seq-q=77 --seq-kv=130 | FileCheck %s --check-prefix=RAN
 // RUN: not metaattn-run %s --device=cpu --record-tuning 2>&1 | FileCheck %s --check-prefix=NOFILE
-// Without a GPU, --autotune compiles its candidates in parallel (NVRTC) and records nothing.
+// An entry may pin the ping-pong schedule (what --autotune records): pingpong=1 turns it on
+// for this D64 kernel, which the model leaves without it (the emitted CUDA takes turns), and
+// the kernel still matches the oracle; pingpong=2 is no choice.
+// RUN: sed 's/stages=2/stages=2 pingpong=1/' %t > %t.pp
+// RUN: metaattn-run %s --resource-report --tuning-file=%t.pp --dump-cuda=%t.pp.cu
+// RUN: FileCheck %s --check-prefix=TURNS < %t.pp.cu
+// RUN: metaattn-run %s --resource-report --tuning-file=%t --dump-cuda=%t.cu
+// RUN: FileCheck %s --check-prefix=NOTURNS < %t.cu
+// RUN: metaattn-run %s --device=cpu --tuning-file=%t.pp --batch=2 --seq-q=77 --seq-kv=130 | FileCheck %s --check-prefix=RAN
+// RUN: sed 's/stages=2/stages=2 pingpong=2/' %t > %t.bad
+// RUN: not metaattn-run %s --device=cpu --tuning-file=%t.bad 2>&1 | FileCheck %s --check-prefix=BAD
+// Without a GPU, --autotune compiles its candidates in parallel (NVRTC) and records nothing:
+// each kv tile size and stage count with and without the ping-pong schedule.
 // RUN: env METAATTN_CACHE_DIR=%t.cache metaattn-run %s --device=cpu --autotune --tuning-file=%t.auto | FileCheck %s --check-prefix=AUTO
 // RUN: not test -e %t.auto
+// Under --pingpong (a schedule of its own in the file) it varies the tile sizes only.
+// RUN: env METAATTN_CACHE_DIR=%t.cache metaattn-run %s --device=cpu --autotune --pingpong --tuning-file=%t.auto | FileCheck %s --check-prefix=AUTOPP
 
 // REC: recorded sm_90a {{[0-9a-f]+}} (@causal): block_m=0 block_n=32 warps=0 stages=2
 // FILE: sm_90a {{[0-9a-f]+}} block_m=0 block_n=32 warps=0 stages=2 # recorded for @causal
@@ -29,9 +43,14 @@
 // NOWS-NOT: 43008 B
 // RAN: PASS causal
 // NOFILE: --autotune and --record-tuning need --tuning-file
-// AUTO-COUNT-6: candidate block_n={{(32|64|128)}} stages={{[23]}} (sm_90a): 1 kernel(s) compiled
-// AUTO: autotune: candidates compiled in parallel in
+// TURNS: wg::turnStart<
+// NOTURNS-NOT: wg::turnStart<
+// BAD: '2' is not a valid value for pingpong
+// AUTO-COUNT-12: candidate block_n={{(32|64|128)}} stages={{[23]}} pingpong={{[01]}} (sm_90a): 1 kernel(s) compiled
+// AUTO: autotune: 12 candidates compiled in parallel in
 // AUTO-NEXT: autotune: no GPU here; nothing timed or recorded
+// AUTOPP-COUNT-6: candidate block_n={{(32|64|128)}} stages={{[23]}} (sm_90a): 1 kernel(s) compiled
+// AUTOPP: autotune: 6 candidates compiled in parallel in
 func.func @causal(%q: tensor<?x?x4x64xbf16>, %k: tensor<?x?x4x64xbf16>, %v: tensor<?x?x4x64xbf16>) -> tensor<?x?x4x64xbf16> {
   %o = attn.attention %q, %k, %v
     score {

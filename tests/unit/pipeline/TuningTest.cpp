@@ -66,7 +66,7 @@ TEST_F(Tuning, FileRoundTripAndApply) {
   ASSERT_TRUE(module);
   std::string signature = signatureOf(*module);
   TuningTable table;
-  TunedConfig config{0, 32, 0, 2, 123.5, "B4 S4k"};
+  TunedConfig config{0, 32, 0, 2, 123.5, "B4 S4k", /*pingpong=*/1};
   table.set("sm_90a", signature, config);
   ASSERT_TRUE(table.save(path).ok());
   auto loaded = TuningTable::load(path);
@@ -76,6 +76,7 @@ TEST_F(Tuning, FileRoundTripAndApply) {
   EXPECT_EQ(*got, config);
   EXPECT_DOUBLE_EQ(got->tflops, 123.5);
   EXPECT_EQ(got->note, "B4 S4k");
+  EXPECT_EQ(got->pingpong, 1);
   EXPECT_EQ(loaded->lookup("sm_80", signature), nullptr);
 
   // Another architecture's entry does not apply; this one does, and the signature ignores it.
@@ -91,6 +92,14 @@ TEST_F(Tuning, FileRoundTripAndApply) {
   ASSERT_TRUE(lowered.ok()) << lowered.status().message();
   EXPECT_NE(lowered->front().cudaSource.find("SmemTile<bf16, 32, 128, 2>"), std::string::npos)
       << lowered->front().cudaSource.substr(0, 3000);
+  // The entry pins the ping-pong schedule, which the model drops for a 32-row kv tile.
+  EXPECT_NE(lowered->front().cudaSource.find("wg::turnStart<"), std::string::npos);
+  table.set("sm_90a", signature, TunedConfig{0, 32, 0, 2});
+  ASSERT_TRUE(table.save(path).ok());
+  auto unpinned = parse(irtext::softmaxIR(shape(4, 4, 128, 128, true)));
+  auto model = lowerToCuda(*unpinned, options);
+  ASSERT_TRUE(model.ok()) << model.status().message();
+  EXPECT_EQ(model->front().cudaSource.find("wg::turnStart<"), std::string::npos);
   std::remove(path.c_str());
 }
 

@@ -11,8 +11,13 @@
 // the default (`sm_90a+no-ws` for --warp-specialize=false, `+pingpong`, `+no-gemm-overlap`;
 // metaattn::tuningArch in Pipeline.h).
 //
+// An entry may also pin the ping-pong schedule (`pingpong=0|1`): autotuning times each tile
+// size with and without it where the two differ, so a variant the tile model misjudges gets
+// what was measured faster on that GPU. Without the key the model decides (TileConfig.h).
+//
 // File format, one entry per line (`#` starts a comment line):
-//   <arch> <signature> block_m=<n> block_n=<n> warps=<n> stages=<n> [tflops=<x>] [# note]
+//   <arch> <signature> block_m=<n> block_n=<n> warps=<n> stages=<n> [pingpong=<0|1>]
+//     [tflops=<x>] [# note]
 //
 //===----------------------------------------------------------------------===//
 #ifndef METAATTN_PIPELINE_TUNING_H
@@ -33,8 +38,11 @@ struct TunedConfig {
   double tflops = 0;
   /// Free text kept after `#` (e.g. the shape it was tuned at).
   std::string note;
+  /// The ping-pong schedule: -1 as the tile model decides, 0 off, 1 on.
+  int64_t pingpong = -1;
   bool operator==(const TunedConfig &o) const {
-    return blockM == o.blockM && blockN == o.blockN && warps == o.warps && stages == o.stages;
+    return blockM == o.blockM && blockN == o.blockN && warps == o.warps && stages == o.stages &&
+           pingpong == o.pingpong;
   }
 };
 

@@ -219,9 +219,14 @@ struct ConvertAttnToTilePass : public metaattn::impl::ConvertAttnToTileBase<Conv
     if (stages)
       config.stages = stages;
     // The model's ping-pong choice holds for its own tiling only: an override that asks for the
-    // same tiles (an autotuned block_n = 128) keeps it, any other drops it.
+    // same tiles (an autotuned block_n = 128) keeps it, any other drops it. A tuning entry that
+    // pins it (autotune timed both) decides for its own tiles, unless options replace them.
     config.pingpong = markPingpong && model.pingpong && config.blockM == model.blockM &&
                       config.blockN == model.blockN && config.warps == model.warps;
+    auto dict = op->getAttrOfType<DictionaryAttr>(attn::kTileConfigAttr);
+    if (auto tuned = dict ? dict.getAs<IntegerAttr>("pingpong") : IntegerAttr();
+        tuned && !blockM && !blockN && !numWarps)
+      config.pingpong = markPingpong && tuned.getInt() != 0;
     // Timed on sm_90a only (4-14% faster); on the mma.sync path it costs the D128 GQA kernel
     // a register over ptxas's choice (a 4-byte spill) with no measurement to weigh it against.
     config.foldScoreScale = foldScoreScale && target.wgmma;

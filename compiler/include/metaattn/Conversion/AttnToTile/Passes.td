@@ -30,7 +30,9 @@ def ConvertAttnToTile : Pass<"convert-attn-to-tile", "::mlir::ModuleOp"> {
 
     Tile sizes come from the head dims and the target (see TileConfig.h) unless set by the
     options or, per op, by its `attn.tile_config` dictionary (`block_m`, `block_n`, `warps`,
-    `stages`; what a tuning file records, see metaattn/Pipeline/Tuning.h). Options win.
+    `stages`, and `pingpong` = 0 or 1 to pin the ping-pong mark under `mark-pingpong`; what a
+    tuning file records, see metaattn/Pipeline/Tuning.h). Options win: a tile size given as an
+    option also drops the dictionary's `pingpong`.
 
     A function made of several ops — `attn.online_attention`s and `attn.combine`s, each
     reading function arguments and results of earlier ops, ending in a `return` — becomes one
