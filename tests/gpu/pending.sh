@@ -27,6 +27,8 @@
 #   and without --pingpong, each checked against the oracle, then timed beside our softmax
 #   (tests/gpu/variant_options.sh), the sanitizers as in "ppgrid", and the softmax grid's
 #   D128/D256 shapes with and without it (tests/gpu/explore_configs.sh);
+# "grid": the softmax grid alone (benchmarks/bench_suite.py --only grid; GRID_S limits it, 330 s;
+#   with "variants" one call's worth on the H200);
 # "variants": the custom-variant table (benchmarks/bench_variants.py);
 # "castsab": ALiBi timed with and without tile-split-index-casts at D128 and D64 after one check
 #   each way; "casts" is the whole of tests/gpu/index_casts.sh;
@@ -188,6 +190,13 @@ if part model; then
     grep "^\[" "$OUT/model/grid.txt" # cut short: the cells done
   fi
 fi
+# The grid alone (for the H200, where the ping-pong default has not run): every output checked,
+# cuDNN, FA2 and FlexAttention in the same process.
+if part grid; then
+  mkdir -p "$OUT/grid"
+  timeout "${GRID_S:-330}" python3 benchmarks/bench_suite.py --runner "$BIN/metaattn-run" \
+    --only grid --out "$OUT/grid" > "$OUT/grid.txt" 2>&1
+fi
 part d64 && timeout 200 env BIN="$BIN" OUT="$OUT/d64" DIM=64 CASES="$d64" \
   bash tests/gpu/variant_options.sh > "$OUT/d64.txt" 2>&1
 part mono && timeout 200 env BIN="$BIN" OUT="$OUT/mono" bash tests/gpu/monotone_max.sh > "$OUT/mono.txt" 2>&1
@@ -211,5 +220,7 @@ part stages && show "three kv stages against two (softmax)" "$OUT/stages.txt"
 part d64 && show "softcap at D64: tile options" "$OUT/d64.txt"
 part mono && show "softcap: monotone-max against the maximum after the tanh" "$OUT/mono.txt"
 part limits && show "every variant file; the variants below softmax" <(grep -v "^PASS file" "$OUT/limits.txt")
+part grid && { grep -q "^| D" "$OUT/grid.txt" && show "softmax grid" <(grep -A40 "^| D" "$OUT/grid.txt" | head -48) ||
+  show "softmax grid (cut short: the cells done)" <(grep "^\[" "$OUT/grid.txt"); }
 part variants && show "custom variants" <(grep -A22 "^| variant" "$OUT/variants.txt")
 exit 0
