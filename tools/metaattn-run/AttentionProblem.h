@@ -95,8 +95,10 @@ mlir::LogicalResult recordTuning(llvm::ArrayRef<mlir::func::FuncOp> funcs,
                                  llvm::raw_ostream &os, std::string &error);
 
 /// GPU: times the function of `module` (a module holding only it) at candidate tile sizes
-/// (kv tile 32/64/128 x stages 2/3; the rest from the model), compiled in parallel first, and
-/// records the fastest for each of its attentions in options.pipeline.tuningFile.
+/// (kv tile 32/64/128 x stages 2/3, each with and without ping-pong where that changes the
+/// kernels; the rest from the model), compiled in parallel first, checks the fastest against
+/// the oracle at a small shape and records it for each of its attentions in
+/// options.pipeline.tuningFile.
 /// Without a GPU (`onGpu` false) it compiles the candidates for the target and stops.
 mlir::LogicalResult autotune(mlir::ModuleOp module, const RunOptions &options, Problem &problem,
                              bool onGpu, llvm::raw_ostream &os, std::string &error);

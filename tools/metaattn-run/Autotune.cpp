@@ -220,6 +220,33 @@ LogicalResult run::autotune(ModuleOp module, const RunOptions &options, Problem 
     error = "no candidate ran";
     return failure();
   }
+  // The winner is checked against the oracle at a small shape (lengths past a tile, ending
+  // mid-tile) before it is recorded: a tuning file never holds a kernel that was not checked.
+  RunOptions small = options;
+  small.batch = 1;
+  small.seqQ = std::min<int64_t>(options.seqQ, 191);
+  small.seqKv = std::min<int64_t>(options.seqKv, 257);
+  small.bench = false;
+  small.check = true;
+  small.dumpCuda.clear();
+  small.pipeline = candidatePipeline(options.pipeline, target, *best);
+  Problem check;
+  std::optional<double> unused;
+  std::string checkOutput;
+  llvm::raw_string_ostream checkOs(checkOutput);
+  OwningOpRef<ModuleOp> copy = cloneModule(module);
+  if (failed(makeProblem(func, small, check, error)) ||
+      failed(runOnGpu(*copy, small, check, unused, error)))
+    return failure();
+  if (!compareWithOracle(check, small, checkOs)) {
+    os << checkOutput;
+    error = "the fastest candidate (" + best->describe() +
+            ") does not match the oracle at B=1 Sq=" + std::to_string(small.seqQ) +
+            " Skv=" + std::to_string(small.seqKv) + "; nothing recorded";
+    return failure();
+  }
+  os << "  autotune: " << best->describe() << " checked against the oracle at B=1 Sq=" << small.seqQ
+     << " Skv=" << small.seqKv << "\n";
   for (const std::string &signature : signatures) {
     TunedConfig config;
     config.blockN = best->blockN;
