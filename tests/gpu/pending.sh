@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
-# The GPU work left after the fortieth session, each part under a time limit (the default parts
-# together under the device tool's 10 minutes; "model" alone takes most of one call). Logs go
-# into one archive; the tables are printed last.
+# The GPU work left after the forty-first session (which had no GPU), each part under a time
+# limit (the default parts together under the device tool's 10 minutes; "model" alone takes
+# most of one call). Logs go into one archive; the tables are printed last.
 #
-# PARTS picks parts (default "combos variants"; then PARTS=model in a second call on the H200,
-# where the widened ping-pong default has not run):
+# PARTS picks parts (default "combos autotune"; then PARTS="grid variants" in a second call on
+# the H200, where the widened ping-pong default has not run):
+# "autotune": tests/gpu/autotune_pingpong.sh (softcap D128, softmax and ALiBi D64: --autotune
+#   with ping-pong as a candidate, the tuned kernels checked and timed beside the defaults;
+#   AUTOTUNE_S limits it, 250 s);
 # "combos": tests/lit/Variants/combined-masks.mlir (masks and scores no library variant
 #   combines; @alibidocwin, a window, a document mask and ALiBi at D96, ping-pongs by default)
 #   checked against the oracle at six shapes; ping-pong kernels with the row statistic and GQA
@@ -49,7 +52,7 @@ OUT=${OUT:-/tmp/metaattn-pending}
 mkdir -p "$OUT"
 export METAATTN_CACHE_DIR=${METAATTN_CACHE_DIR:-/tmp/metaattn-cache}
 nvidia-smi -L | head -1 || { echo "no GPU"; exit 1; }
-PARTS=" ${PARTS:-combos variants} "
+PARTS=" ${PARTS:-combos autotune} "
 part() { [[ $PARTS == *" $1 "* ]]; }
 mkdir -p "$OUT/pp"
 touch "$OUT/combo.txt" "$OUT/mono.txt" "$OUT/limits.txt" "$OUT/variants.txt" "$OUT/stages.txt" \
@@ -190,6 +193,9 @@ if part model; then
     grep "^\[" "$OUT/model/grid.txt" # cut short: the cells done
   fi
 fi
+# Autotuning with ping-pong as a candidate (the forty-first session's, not yet run on a GPU).
+part autotune && timeout "${AUTOTUNE_S:-250}" env BIN="$BIN" OUT="$OUT/autotune" \
+  bash tests/gpu/autotune_pingpong.sh > "$OUT/autotune.txt" 2>&1
 # The grid alone (for the H200, where the ping-pong default has not run): every output checked,
 # cuDNN, FA2 and FlexAttention in the same process.
 if part grid; then
@@ -204,8 +210,8 @@ part limits && timeout 230 env BIN="$BIN" OUT="$OUT/lim" PROFILE="${PROFILE:-0}"
   bash tests/gpu/limits.sh > "$OUT/limits.txt" 2>&1
 part variants && timeout 260 python3 benchmarks/bench_variants.py --bin "$BIN" --csv "$OUT/variants.csv" \
   > "$OUT/variants.txt" 2>&1
-(cd "$OUT" && tar czf logs.tgz casts mono lim stages d64 pp model 2>/dev/null
-  rm -rf casts mono lim stages d64 pp model)
+(cd "$OUT" && tar czf logs.tgz casts mono lim stages d64 pp model autotune combos 2>/dev/null
+  rm -rf casts mono lim stages d64 pp model autotune combos)
 show() { # title, file; the part's results, if it ran
   echo "== $1"
   cat "$2"
@@ -222,5 +228,7 @@ part mono && show "softcap: monotone-max against the maximum after the tanh" "$O
 part limits && show "every variant file; the variants below softmax" <(grep -v "^PASS file" "$OUT/limits.txt")
 part grid && { grep -q "^| D" "$OUT/grid.txt" && show "softmax grid" <(grep -A40 "^| D" "$OUT/grid.txt" | head -48) ||
   show "softmax grid (cut short: the cells done)" <(grep "^\[" "$OUT/grid.txt"); }
+part autotune && show "autotune with ping-pong as a candidate (tests/gpu/autotune_pingpong.sh)" \
+  <(grep -v "^PASS" "$OUT/autotune.txt"; echo "$(grep -c "^PASS" "$OUT/autotune.txt") checks PASS")
 part variants && show "custom variants" <(grep -A22 "^| variant" "$OUT/variants.txt")
 exit 0
