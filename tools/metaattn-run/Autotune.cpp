@@ -147,7 +147,7 @@ LogicalResult run::autotune(ModuleOp module, const RunOptions &options, Problem 
   // Lower every candidate, then compile all their kernels concurrently (NVRTC is the slow
   // part); the timed runs below find them in the process-wide kernel cache. A ping-pong
   // candidate that lowers to the same kernels as its plain twin (a kernel the schedule does
-  // not apply to) is dropped, and the twin left to the model.
+  // not apply to), or fails as it does, is dropped, and the twin left to the model.
   rt::CompileOptions compileOptions;
   compileOptions.arch = arch;
   std::vector<std::vector<LoweredKernel>> kernels;
@@ -156,14 +156,15 @@ LogicalResult run::autotune(ModuleOp module, const RunOptions &options, Problem 
   for (size_t i = 0; i < candidates.size();) {
     OwningOpRef<ModuleOp> copy = cloneModule(module);
     auto lowered = lowerToCuda(*copy, candidatePipeline(options.pipeline, target, candidates[i]));
-    bool twin = candidates[i].pingpong == 1 && lowered.ok() && lowerErrors.back().empty() &&
-                sameKernels(*lowered, kernels.back());
+    std::string why = lowered.ok() ? "" : lowered.status().message();
+    bool twin = candidates[i].pingpong == 1 && why == lowerErrors.back() &&
+                (!lowered.ok() || sameKernels(*lowered, kernels.back()));
     if (twin) {
       candidates[i - 1].pingpong = -1;
       candidates.erase(candidates.begin() + i);
       continue;
     }
-    lowerErrors.push_back(lowered.ok() ? "" : lowered.status().message());
+    lowerErrors.push_back(why);
     kernels.push_back(lowered.ok() ? std::move(*lowered) : std::vector<LoweredKernel>{});
     ++i;
   }

@@ -31,8 +31,10 @@
 // each kv tile size and stage count with and without the ping-pong schedule.
 // RUN: env METAATTN_CACHE_DIR=%t.cache metaattn-run %s --device=cpu --autotune --tuning-file=%t.auto | FileCheck %s --check-prefix=AUTO
 // RUN: not test -e %t.auto
-// Under --pingpong (a schedule of its own in the file) it varies the tile sizes only.
+// Under --pingpong (a schedule of its own in the file) it varies the tile sizes only, as it
+// does for a target without the schedule (sm_80: each pair lowers alike and is one candidate).
 // RUN: env METAATTN_CACHE_DIR=%t.cache metaattn-run %s --device=cpu --autotune --pingpong --tuning-file=%t.auto | FileCheck %s --check-prefix=AUTOPP
+// RUN: env METAATTN_CACHE_DIR=%t.cache metaattn-run %s --device=cpu --autotune --target=sm_80 --tuning-file=%t.auto | FileCheck %s --check-prefix=AUTO80
 
 // REC: recorded sm_90a {{[0-9a-f]+}} (@causal): block_m=0 block_n=32 warps=0 stages=2
 // FILE: sm_90a {{[0-9a-f]+}} block_m=0 block_n=32 warps=0 stages=2 # recorded for @causal
@@ -51,6 +53,8 @@
 // AUTO-NEXT: autotune: no GPU here; nothing timed or recorded
 // AUTOPP-COUNT-6: candidate block_n={{(32|64|128)}} stages={{[23]}} (sm_90a): 1 kernel(s) compiled
 // AUTOPP: autotune: 6 candidates compiled in parallel in
+// AUTO80-NOT: pingpong=
+// AUTO80: autotune: 6 candidates compiled in parallel in
 func.func @causal(%q: tensor<?x?x4x64xbf16>, %k: tensor<?x?x4x64xbf16>, %v: tensor<?x?x4x64xbf16>) -> tensor<?x?x4x64xbf16> {
   %o = attn.attention %q, %k, %v
     score {
