@@ -96,9 +96,10 @@ mlir::LogicalResult recordTuning(llvm::ArrayRef<mlir::func::FuncOp> funcs,
 
 /// GPU: times the function of `module` (a module holding only it) at candidate tile sizes
 /// (kv tile 32/64/128 x stages 2/3, each with and without ping-pong where that changes the
-/// kernels; the rest from the model), compiled in parallel first, checks the fastest against
-/// the oracle at a small shape and records it for each of its attentions in
-/// options.pipeline.tuningFile.
+/// kernels; the rest from the model; the model's own choice among them or beside them),
+/// compiled in parallel first, checks the fastest against the oracle at a small shape, records
+/// it for each of its attentions in options.pipeline.tuningFile and prints its speed-up over
+/// the model's choice.
 /// Without a GPU (`onGpu` false) it compiles the candidates for the target and stops.
 mlir::LogicalResult autotune(mlir::ModuleOp module, const RunOptions &options, Problem &problem,
                              bool onGpu, llvm::raw_ostream &os, std::string &error);

@@ -39,12 +39,15 @@ OwningOpRef<ModuleOp> cloneModule(ModuleOp module) {
   return OwningOpRef<ModuleOp>(cast<ModuleOp>(module->clone()));
 }
 
-/// One autotuning candidate: kv tile size, stages and the ping-pong schedule (-1: the model's).
+/// One autotuning candidate: kv tile size, stages and the ping-pong schedule (-1: the model's);
+/// block_n = 0 is the model's whole choice (the run without --autotune).
 struct Candidate {
   int64_t blockN, stages, pingpong;
   std::optional<double> ms;
 
   std::string describe() const {
+    if (blockN == 0)
+      return "the model's choice";
     std::string text = "block_n=" + std::to_string(blockN) + " stages=" + std::to_string(stages);
     if (pingpong >= 0)
       text += " pingpong=" + std::to_string(pingpong);
@@ -58,6 +61,8 @@ PipelineOptions candidatePipeline(PipelineOptions pipeline, const std::string &t
                                   const Candidate &candidate) {
   pipeline.target = target;
   pipeline.tuningFile.clear();
+  if (candidate.blockN == 0)
+    return pipeline;
   pipeline.blockN = candidate.blockN;
   pipeline.stages = candidate.stages;
   if (candidate.pingpong >= 0)
@@ -168,6 +173,27 @@ LogicalResult run::autotune(ModuleOp module, const RunOptions &options, Problem 
     kernels.push_back(lowered.ok() ? std::move(*lowered) : std::vector<LoweredKernel>{});
     ++i;
   }
+  // The model's own choice, to compare the winner with: one of the candidates where it lowers
+  // the same (their tile sizes include the model's), else a candidate of its own.
+  Candidate modelChoice{0, 0, -1, std::nullopt};
+  std::optional<size_t> model;
+  {
+    OwningOpRef<ModuleOp> copy = cloneModule(module);
+    auto lowered = lowerToCuda(*copy, candidatePipeline(options.pipeline, target, modelChoice));
+    if (!lowered.ok()) {
+      error = lowered.status().message();
+      return failure();
+    }
+    for (size_t i = 0; i < candidates.size() && !model; ++i)
+      if (lowerErrors[i].empty() && sameKernels(*lowered, kernels[i]))
+        model = i;
+    if (!model) {
+      model = candidates.size();
+      candidates.push_back(modelChoice);
+      lowerErrors.push_back("");
+      kernels.push_back(std::move(*lowered));
+    }
+  }
   std::vector<rt::KernelCache::Request> requests;
   for (const std::vector<LoweredKernel> &candidate : kernels)
     for (const LoweredKernel &kernel : candidate)
@@ -181,7 +207,9 @@ LogicalResult run::autotune(ModuleOp module, const RunOptions &options, Problem 
     for (size_t k = 0; k < kernels[i].size(); ++k, ++next)
       if (!fetched[next].kernel.ok() && status.empty())
         status = "compile failed: " + fetched[next].kernel.message().substr(0, 200);
-    os << "  candidate " << candidates[i].describe() << " (" << arch << "): "
+    os << "  candidate " << candidates[i].describe()
+       << (i == *model && candidates[i].blockN ? " (the model's choice)" : "") << " (" << arch
+       << "): "
        << (status.empty() ? std::to_string(kernels[i].size()) + " kernel(s) compiled" : status)
        << "\n";
   }
@@ -266,5 +294,8 @@ LogicalResult run::autotune(ModuleOp module, const RunOptions &options, Problem 
   }
   os << "  autotune: best " << best->describe() << " (" << *best->ms << " ms), recorded for "
      << tuningArch(target, options.pipeline) << " in " << options.pipeline.tuningFile << "\n";
+  if (const Candidate &m = candidates[*model]; m.ms)
+    os << "  autotune: the model's choice" << (m.blockN ? " (" + m.describe() + ")" : "") << " ran "
+       << *m.ms << " ms: the best is " << llvm::format("%.3f", *m.ms / *best->ms) << "x as fast\n";
   return success();
 }

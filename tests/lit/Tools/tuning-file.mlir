@@ -28,7 +28,9 @@
 // RUN: sed 's/stages=2/stages=2 pingpong=2/' %t > %t.bad
 // RUN: not metaattn-run %s --device=cpu --tuning-file=%t.bad 2>&1 | FileCheck %s --check-prefix=BAD
 // Without a GPU, --autotune compiles its candidates in parallel (NVRTC) and records nothing:
-// each kv tile size and stage count with and without the ping-pong schedule.
+// each kv tile size and stage count with and without the ping-pong schedule; the model's own
+// choice (128-wide kv tiles, two stages, no ping-pong at D64) is named among them.
+// RUN: env METAATTN_CACHE_DIR=%t.cache metaattn-run %s --device=cpu --autotune --tuning-file=%t.auto | FileCheck %s --check-prefix=MODELS
 // RUN: env METAATTN_CACHE_DIR=%t.cache metaattn-run %s --device=cpu --autotune --tuning-file=%t.auto | FileCheck %s --check-prefix=AUTO
 // RUN: not test -e %t.auto
 // Under --pingpong (a schedule of its own in the file) it varies the tile sizes only, as it
@@ -48,10 +50,12 @@
 // TURNS: wg::turnStart<
 // NOTURNS-NOT: wg::turnStart<
 // BAD: '2' is not a valid value for pingpong
-// AUTO-COUNT-12: candidate block_n={{(32|64|128)}} stages={{[23]}} pingpong={{[01]}} (sm_90a): 1 kernel(s) compiled
+// AUTO-COUNT-12: candidate block_n={{(32|64|128)}} stages={{[23]}} pingpong={{[01]}}{{( \(the model's choice\))?}} (sm_90a): 1 kernel(s) compiled
+// MODELS: candidate block_n=128 stages=2 pingpong=0 (the model's choice) (sm_90a)
+// MODELS-NOT: (the model's choice)
 // AUTO: autotune: 12 candidates compiled in parallel in
 // AUTO-NEXT: autotune: no GPU here; nothing timed or recorded
-// AUTOPP-COUNT-6: candidate block_n={{(32|64|128)}} stages={{[23]}} (sm_90a): 1 kernel(s) compiled
+// AUTOPP-COUNT-6: candidate block_n={{(32|64|128)}} stages={{[23]}}{{( \(the model's choice\))?}} (sm_90a): 1 kernel(s) compiled
 // AUTOPP: autotune: 6 candidates compiled in parallel in
 // AUTO80-NOT: pingpong=
 // AUTO80: autotune: 6 candidates compiled in parallel in
