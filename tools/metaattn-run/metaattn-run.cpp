@@ -317,7 +317,9 @@ static int runMain(int argc, char **argv) {
   options.rtol = rtolOpt;
   options.bench = benchOpt;
   options.iterations = itersOpt;
-  options.check = !noCheckOpt;
+  // Autotuning times at the given shape unchecked (the oracle there would take minutes at the
+  // lengths worth tuning for) and checks its winner at a small shape of its own.
+  options.check = !noCheckOpt && !autotuneOpt;
   options.blockDensity = blockDensityOpt;
   options.documents = documentsOpt;
   options.loadInputs = loadOpt;
