@@ -99,8 +99,10 @@ static cl::opt<std::string> tuningFileOpt(
     cl::init(""));
 static cl::opt<bool>
     autotuneOpt(cl::cat(runCategory), "autotune",
-                cl::desc("time candidate kv tiles (32/64/128) x stages (2/3), compiled in "
-                         "parallel with NVRTC, and record the fastest in --tuning-file (without "
+                cl::desc("time candidate kv tiles (32/64/128) x stages (2/3), each with and "
+                         "without ping-pong where that changes the kernel (unless --pingpong is "
+                         "given), compiled in parallel with NVRTC; check the fastest against "
+                         "the oracle at a small shape and record it in --tuning-file (without "
                          "a GPU: only compile them)"));
 static cl::opt<bool>
     recordTuningOpt(cl::cat(runCategory), "record-tuning",
