@@ -12,7 +12,7 @@ file="${1:?usage: compile_time.sh [--bin DIR] FILE.mlir [options]}"; shift
 cuda="${CUDA_HOME:-/usr/local/cuda}"
 work="$(mktemp -d)"; trap 'rm -rf "$work"' EXIT
 g++ -std=c++17 -O2 -I "$cuda/include" "$root/tools/scripts/nvrtc_time.cpp" -o "$work/nvrtc_time" \
-  -L "$cuda/lib64" -lnvrtc -Wl,-rpath,"$cuda/lib64"
+  -L "$cuda/lib64" -lnvrtc -lpthread -Wl,-rpath,"$cuda/lib64"
 "$bin/metaattn-run" "$file" --target=sm_90a --resource-report --dump-cuda="$work/kernel.cu" "$@" \
   > "$work/report.txt" 2>&1 || { cat "$work/report.txt" >&2; exit 1; }
 # One file per kernel (a multi-kernel function's dump holds them one after another).

@@ -7,8 +7,11 @@
 /// end and NVVM) and to a cubin (the same plus ptxas), and prints the medians. Built and run by
 /// tools/scripts/compile_time.sh; needs no GPU.
 ///
-///   [NVRTC_EXTRA="options"] [NVRTC_SAVE_CUBIN=F] nvrtc_time <file.cu> <runtime/device dir>
-///   [repeat]
+///   [NVRTC_EXTRA="options"] [NVRTC_SAVE_CUBIN=F] [NVRTC_THREADS=N] nvrtc_time <file.cu>
+///   <runtime/device dir> [repeat]
+///
+/// NVRTC_THREADS=N: each timed compile is N compiles of the file on N threads of this process at
+/// once (the runtime compiles a function's kernels so), timed to the last one's end.
 ///
 //===----------------------------------------------------------------------===//
 #include <nvrtc.h>
@@ -20,6 +23,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace {
@@ -66,6 +70,23 @@ double compileMs(const std::string &source, const std::string &arch, const std::
   return ms;
 }
 
+// compileMs on NVRTC_THREADS threads at once (default 1): the wall time until all have ended.
+double compileAllMs(const std::string &source, const std::string &arch,
+                    const std::string &include) {
+  static int threads =
+      std::max(1, std::getenv("NVRTC_THREADS") ? std::atoi(std::getenv("NVRTC_THREADS")) : 1);
+  if (threads == 1)
+    return compileMs(source, arch, include);
+  auto start = std::chrono::steady_clock::now();
+  std::vector<std::thread> workers;
+  for (int t = 0; t < threads; ++t)
+    workers.emplace_back([&] { compileMs(source, arch, include); });
+  for (std::thread &w : workers)
+    w.join();
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+      .count();
+}
+
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v[v.size() / 2];
@@ -88,8 +109,8 @@ int main(int argc, char **argv) {
   int repeat = argc > 3 ? std::max(1, std::atoi(argv[3])) : 3;
   std::vector<double> ptx, cubin;
   for (int i = 0; i < repeat; ++i) {
-    ptx.push_back(compileMs(text.str(), "compute_90a", argv[2]));
-    cubin.push_back(compileMs(text.str(), "sm_90a", argv[2]));
+    ptx.push_back(compileAllMs(text.str(), "compute_90a", argv[2]));
+    cubin.push_back(compileAllMs(text.str(), "sm_90a", argv[2]));
   }
   double front = median(ptx), whole = median(cubin);
   std::printf("to PTX %6.0f ms, to cubin %6.0f ms (ptxas about %.0f ms)\n", front, whole,
