@@ -33,8 +33,9 @@
 # "grid": the softmax grid alone (benchmarks/bench_suite.py --only grid; GRID_S limits it, 330 s;
 #   with "variants" one call's worth on the H200);
 # "variants": the custom-variant table (benchmarks/bench_variants.py);
-# "jit": NVRTC on one kernel alone, two and four at once (tests/gpu/jit_contention.sh; PROBE
-#   names an nvrtc_time built elsewhere), printed at once;
+# "jit": the cold-compile target (benchmarks/bench_jit.py, first, on a fresh machine), then
+#   NVRTC on one kernel alone, two and four at once and on two threads of one process
+#   (tests/gpu/jit_contention.sh; PROBE names an nvrtc_time built elsewhere), printed at once;
 # "castsab": ALiBi timed with and without tile-split-index-casts at D128 and D64 after one check
 #   each way; "casts" is the whole of tests/gpu/index_casts.sh;
 # "combo": a soft cap under a document mask and a window, @combo of
@@ -115,8 +116,14 @@ if part pingpong; then
     >> "$OUT/pingpong.txt" 2>&1
 fi
 # Printed as each step ends (a call cut short still shows the steps done).
-part jit && { echo "== JIT time alone and contending (tests/gpu/jit_contention.sh)"
-  timeout 90 env BIN="$BIN" bash tests/gpu/jit_contention.sh 2>&1 | tail -12; }
+if part jit; then
+  # First, while the machine is fresh: the cold-compile target (benchmarks/bench_jit.py).
+  echo "== JIT cold compile and cached load (benchmarks/bench_jit.py)"
+  timeout 120 python3 benchmarks/bench_jit.py --runner "$BIN/metaattn-run" --out "$OUT/jit" 2>&1 |
+    grep -E "^\| |cold:" | tail -12
+  echo "== JIT time alone and contending (tests/gpu/jit_contention.sh)"
+  timeout 90 env BIN="$BIN" bash tests/gpu/jit_contention.sh 2>&1 | tail -12
+fi
 if part combos; then
   echo "== combined masks (tests/lit/Variants/combined-masks.mlir)"
   combos=tests/lit/Variants/combined-masks.mlir
