@@ -87,6 +87,7 @@ TIME_RE = re.compile(r"time: ([0-9.eE+-]+) ms")
 JIT_RE = re.compile(r"jit: lower ([0-9.eE+-]+) ms, compile ([0-9.eE+-]+) ms \(([A-Za-z-]+)\), "
                     r"load ([0-9.eE+-]+) ms")
 READY_RE = re.compile(r"jit: ready in ([0-9.eE+-]+) ms")
+ALL_PLANS_RE = re.compile(r"jit: every plan in ([0-9.eE+-]+) ms")
 
 
 def parse_jit(text):
@@ -100,8 +101,10 @@ def run_metaattn(runner, ir_path, batch, seq_q, seq_kv=None, iters=20, function=
                  extra=()):
     """Runs metaattn-run on the GPU (`extra`: more of its options). Returns a dict: rc, ms
     (NaN when absent), passed (the oracle's verdict when check, else None), jit (parsed lines),
-    ready_ms (the `jit: ready in X ms` wall time of lowering, compiling and loading every kernel;
-    NaN when absent), out (stdout + stderr), error (one line, or None)."""
+    ready_ms (the `jit: ready in X ms` wall time of lowering every plan and compiling and loading
+    each function's last plan, the one that suits every call; NaN when absent), all_plans_ms (the
+    `jit: every plan in X ms` wall time until the plans compiled in the background are loaded
+    too; NaN where there are none), out (stdout + stderr), error (one line, or None)."""
     cmd = [runner, ir_path, "--device=gpu", f"--batch={batch}", f"--seq-q={seq_q}",
            f"--seq-kv={seq_kv or seq_q}"]
     if function:
@@ -118,13 +121,16 @@ def run_metaattn(runner, ir_path, batch, seq_q, seq_kv=None, iters=20, function=
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=timeout)
     except (OSError, subprocess.TimeoutExpired) as e:
-        return {"rc": -1, "ms": NAN, "passed": False, "jit": [], "ready_ms": NAN, "out": "",
+        return {"rc": -1, "ms": NAN, "passed": False, "jit": [], "ready_ms": NAN,
+                "all_plans_ms": NAN, "out": "",
                 "error": first_line(e), "cmd": cmd}
     out = proc.stdout + proc.stderr
     m = TIME_RE.search(proc.stdout)
     ready = READY_RE.search(out)
+    all_plans = ALL_PLANS_RE.search(out)
     res = {"rc": proc.returncode, "ms": float(m.group(1)) if m else NAN, "jit": parse_jit(out),
            "ready_ms": float(ready.group(1)) if ready else NAN,
+           "all_plans_ms": float(all_plans.group(1)) if all_plans else NAN,
            "out": out, "cmd": cmd, "error": None,
            "passed": (re.search(r"^PASS ", proc.stdout, re.M) is not None
                       and proc.returncode == 0) if check else None}

@@ -13,9 +13,12 @@ metaattn-run prints, per compiled kernel,
 (lower = MLIR lowering + CUDA emission of the whole function, every plan, the same figure on
 each kernel's line; compile = NVRTC or the cache fetch; load = cuModuleLoadData), then
   jit: ready in <ms> ms (<n> kernels, wall)
-the wall time of the whole compile call: the kernels of a function's plans (D128 causal: the
-persistent and the one-block-per-tile kernels) compile concurrently, so their per-kernel
-figures overlap. The cold target is checked against that wall ("ready"); the per-kernel NVRTC
+the wall time until the function can run: its lowering, then the kernels of its last plan (the
+one that suits every call) compiled concurrently and loaded; where the function has other plans
+(D128 causal: the persistent kernel for short grids), they compile afterwards in the background
+(PipelineOptions::backgroundPlans) and
+  jit: every plan in <ms> ms (<n> kernels, wall)
+is when they are loaded too. The cold target is checked against "ready"; the per-kernel NVRTC
 times are summed beside it. A run without the jit lines is reported as "no jit line" (process
 wall time is still given). Targets (PERF.md): cold lower+compile+load <= 1.5 s; cached
 fetch+load <= 5 ms.
@@ -37,7 +40,7 @@ from softmax_ir import softmax_ir  # noqa: E402
 
 VARIANTS = os.path.join(os.path.dirname(HERE), "frontend", "variants")
 COLD_TARGET_MS, CACHED_TARGET_MS = 1500.0, 5.0
-FIELDS = ["kernel", "phase", "batch", "seq", "rc", "wall_ms", "jit_lines", "ready_ms",
+FIELDS = ["kernel", "phase", "batch", "seq", "rc", "wall_ms", "jit_lines", "ready_ms", "all_plans_ms",
           "lower_ms", "compile_ms", "source", "load_ms", "jit_total_ms", "fetch_load_ms", "note",
           "date"]
 
@@ -64,7 +67,7 @@ def measure(runner, label, path, function, phase, batch, seq, env):
     wall = (time.perf_counter() - t) * 1e3
     row = {"kernel": label, "phase": phase, "batch": batch, "seq": seq, "rc": res["rc"],
            "wall_ms": wall, "jit_lines": len(res["jit"]), "ready_ms": res["ready_ms"],
-           "date": today(), "note": ""}
+           "all_plans_ms": res["all_plans_ms"], "date": today(), "note": ""}
     if res["error"]:
         row["note"] = res["error"]
     if res["jit"]:
@@ -101,6 +104,8 @@ def table(rows):
                          f"{fmt(cold.get('lower_ms'), '.0f')} lower, "
                          f"{fmt(cold.get('compile_ms'), '.0f')} {cold.get('source', '?')} "
                          f"summed over the kernels, {fmt(cold.get('load_ms'), '.1f')} load)")
+            if isnum(cold.get("all_plans_ms", NAN)):
+                cold_cell += f"; every plan {fmt(cold['all_plans_ms'], '.0f')}"
         if cached.get("source") == "no jit line":
             cached_cell = f"no jit line (process {fmt(cached.get('wall_ms'), '.0f')} ms)"
         else:
@@ -116,8 +121,9 @@ def table(rows):
 
 def report(rows, out):
     write_csv(os.path.join(out, "jit.csv"), rows, FIELDS)
-    text = ("### JIT: cold compile (wall: every plan's kernels, compiled concurrently) and cached "
-            "load\n\n" + table(rows))
+    text = ("### JIT: cold compile (wall until the function runs: its last plan's kernels "
+            "compiled concurrently and loaded; the other plans after it) and cached load\n\n"
+            + table(rows))
     notes = [f"- {r['kernel']} ({r['phase']}): {r['note']}" for r in rows if r.get("note")]
     if notes:
         text += "\n\n" + "\n".join(notes)
@@ -147,7 +153,10 @@ def main(argv=None):
                 r = measure(args.runner, label, path, function, phase, batch, seq,
                             cold_env if phase == "cold" else env)
                 rows.append(r)
-                print(f"  {label} {phase}: {r['source']}, ready {fmt(r['ready_ms'], '.1f')} ms, "
+                every = (f", every plan {fmt(r['all_plans_ms'], '.1f')} ms"
+                         if isnum(r["all_plans_ms"]) else "")
+                print(f"  {label} {phase}: {r['source']}, ready {fmt(r['ready_ms'], '.1f')} ms"
+                      f"{every}, "
                       f"per-kernel sum {fmt(r['jit_total_ms'], '.1f')} ms"
                       f", process {r['wall_ms']:.0f} ms" + (f" ({r['note']})" if r["note"] else ""),
                       flush=True)

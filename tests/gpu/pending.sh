@@ -33,6 +33,9 @@
 # "grid": the softmax grid alone (benchmarks/bench_suite.py --only grid; GRID_S limits it, 330 s;
 #   with "variants" one call's worth on the H200);
 # "variants": the custom-variant table (benchmarks/bench_variants.py);
+# "plans": background plans (PipelineOptions::backgroundPlans): FunctionPlanTest's GPU tests
+#   (a static MetaAttnPipelineTests in BIN), softmax D128 causal checked on the persistent and
+#   the plain plans' shapes, memcheck on one run;
 # "jit": the cold-compile target (benchmarks/bench_jit.py, first, on a fresh machine), then
 #   NVRTC on one kernel alone, two and four at once and on two threads of one process
 #   (tests/gpu/jit_contention.sh; PROBE names an nvrtc_time built elsewhere), printed at once;
@@ -123,6 +126,35 @@ if part jit; then
     grep -E "^\| |cold:" | tail -12
   echo "== JIT time alone and contending (tests/gpu/jit_contention.sh)"
   timeout 90 env BIN="$BIN" bash tests/gpu/jit_contention.sh 2>&1 | tail -12
+fi
+if part plans; then
+  # PipelineOptions::backgroundPlans: a function's last plan loaded before the compile returns,
+  # its other plans on a thread (the GPU tests of the pipeline suite, built statically into BIN
+  # where it has them), then metaattn-run (which waits for every plan) on the persistent plan's
+  # short grids and the plain plan's long ones, each checked; memcheck on one run (SANITIZE=0
+  # skips it).
+  echo "== function plans (background plans)"
+  if [[ -x $BIN/MetaAttnPipelineTests ]]; then
+    timeout 180 env METAATTN_VARIANTS_DIR="$PWD/frontend/variants" \
+      "$BIN/MetaAttnPipelineTests" --gtest_filter='FunctionPlanTest.*' 2>&1 |
+      grep -E "^\[ +(OK|FAILED|SKIPPED|PASSED) |Failure|rror" | tail -16
+  else
+    echo "no $BIN/MetaAttnPipelineTests (the static build with METAATTN_BUILD_TESTS=ON has it)"
+  fi
+  mkdir -p "$OUT/plans"
+  "$BIN/metaattn-variant" softmax --heads=16 --dim=128 --causal --name=f > "$OUT/plans/f.mlir"
+  for shape in 1:1:1 2:300:300 1:1025:1025 1:4097:4097; do
+    IFS=':' read -r nb sq skv <<< "$shape"
+    r=$(timeout 120 "$BIN/metaattn-run" "$OUT/plans/f.mlir" --device=gpu --batch="$nb" \
+      --seq-q="$sq" --seq-kv="$skv" 2>&1 | grep -E '^PASS|^FAIL|rror|plan:|jit: (ready|every)' |
+      sed 's/^ *//' | cut -c1-60 | tr '\n' ';')
+    echo "softmax D128 causal B$nb ${sq}x$skv: ${r:-no result}"
+  done
+  if [[ ${SANITIZE:-1} != 0 ]]; then
+    timeout 240 compute-sanitizer --tool memcheck "$BIN/metaattn-run" "$OUT/plans/f.mlir" \
+      --device=gpu --batch=1 --seq-q=300 --seq-kv=300 2>&1 | grep -E "ERROR SUMMARY|^PASS|^FAIL" |
+      sed 's/^/memcheck: /'
+  fi
 fi
 if part combos; then
   echo "== combined masks (tests/lit/Variants/combined-masks.mlir)"

@@ -13,6 +13,7 @@
 #include <chrono>
 #include <functional>
 #include <optional>
+#include <thread>
 
 using namespace mlir;
 using namespace metaattn;
@@ -62,6 +63,32 @@ rt::Status loadOne(const LoweredKernel &kernel, rt::KernelCache::Fetched &fetche
 }
 
 } // namespace
+
+namespace metaattn {
+/// Compiles and loads plans of attention functions; an instance does so on a thread of its own
+/// and waits for it on destruction.
+class PlanLoader {
+public:
+  /// Plan `index` of a function's plans.
+  struct Ref {
+    std::shared_ptr<AttentionFunction::PlanSet> set;
+    size_t index;
+  };
+  /// Compiles the kernels of `plans` concurrently (through the kernel cache) and loads them on
+  /// `device`, marking each plan loaded in its set, or failed with its error; the first error.
+  static rt::Status load(const std::vector<Ref> &plans, rt::Device *device,
+                         const rt::CompileOptions &options, double lowerMs);
+  /// Starts `load` of `plans` on a thread.
+  PlanLoader(std::vector<Ref> plans, rt::Device *device, rt::CompileOptions options,
+             double lowerMs);
+  PlanLoader(const PlanLoader &) = delete;
+  PlanLoader &operator=(const PlanLoader &) = delete;
+  ~PlanLoader();
+
+private:
+  std::thread thread;
+};
+} // namespace metaattn
 
 /// The options with the device's architecture as the target when none is set (and the
 /// tiler knows it; else sm_90, the Ampere-style path).
@@ -217,31 +244,96 @@ metaattn::compileAttentionFunctions(ModuleOp module, const PipelineOptions &opti
         // Named after the first alternative it stands beside.
         if (function.planName.empty())
           function.planName = alternative.defaultName;
-        f.choices.push_back({std::move(other), {}});
+        f.state->choices.push_back({std::move(other), {}});
       }
-    f.choices.push_back({std::move(function), {}});
+    f.state->choices.push_back({std::move(function), {}});
     result.push_back(std::move(f));
   }
-  // Every kernel of every plan compiles concurrently.
+  // Each function's last plan, which suits every call, now; with backgroundPlans its others
+  // after, on a thread. Every kernel of a batch compiles concurrently.
   rt::CompileOptions compileOptions;
   compileOptions.arch = rt::detectArch(*device);
-  std::vector<const LoweredKernel *> all;
-  for (const AttentionFunction &f : result)
-    for (const AttentionFunction::Plan &plan : f.choices)
-      for (const LoweredKernel &kernel : plan.lowered.kernels)
-        all.push_back(&kernel);
-  std::vector<rt::KernelCache::Fetched> fetched = fetchAll(all, compileOptions);
-  size_t next = 0;
-  for (AttentionFunction &f : result)
-    for (AttentionFunction::Plan &plan : f.choices)
-      for (const LoweredKernel &kernel : plan.lowered.kernels) {
-        AttentionKernel k;
-        METAATTN_RETURN_IF_ERROR(
-            loadOne(kernel, fetched[next++], device, k.compiled, k.loaded, k.timings, lowerMs));
-        k.kernel = kernel;
-        plan.kernels.push_back(std::move(k));
-      }
+  std::vector<PlanLoader::Ref> now, later;
+  for (AttentionFunction &f : result) {
+    AttentionFunction::PlanSet &set = *f.state;
+    set.loaded.assign(set.choices.size(), 0);
+    set.pending = set.choices.size();
+    for (size_t i = 0; i < set.choices.size(); ++i)
+      (i + 1 == set.choices.size() || !chosen.backgroundPlans ? now : later)
+          .push_back({f.state, i});
+  }
+  METAATTN_RETURN_IF_ERROR(PlanLoader::load(now, device, compileOptions, lowerMs));
+  if (!later.empty()) {
+    auto loader = std::make_shared<PlanLoader>(std::move(later), device, compileOptions, lowerMs);
+    for (AttentionFunction &f : result)
+      f.loader = loader;
+  }
   return result;
+}
+
+rt::Status PlanLoader::load(const std::vector<Ref> &plans, rt::Device *device,
+                            const rt::CompileOptions &options, double lowerMs) {
+  std::vector<const LoweredKernel *> all;
+  for (const Ref &ref : plans)
+    for (const LoweredKernel &kernel : ref.set->choices[ref.index].lowered.kernels)
+      all.push_back(&kernel);
+  std::vector<rt::KernelCache::Fetched> fetched = fetchAll(all, options);
+  rt::Status first = rt::Status::success();
+  size_t next = 0;
+  for (const Ref &ref : plans) {
+    AttentionFunction::PlanSet &set = *ref.set;
+    const LoweredFunction &lowered = set.choices[ref.index].lowered;
+    std::vector<AttentionKernel> kernels;
+    rt::Status status = rt::Status::success();
+    for (const LoweredKernel &kernel : lowered.kernels) {
+      AttentionKernel k;
+      rt::KernelCache::Fetched &one = fetched[next++];
+      if (status.ok())
+        status = loadOne(kernel, one, device, k.compiled, k.loaded, k.timings, lowerMs);
+      k.kernel = kernel;
+      kernels.push_back(std::move(k));
+    }
+    if (!status.ok() && !lowered.planName.empty())
+      status = status.withContext(fmt::format("{} of '{}'", lowered.planName, lowered.name));
+    {
+      std::lock_guard<std::mutex> lock(set.mutex);
+      if (status.ok()) {
+        set.choices[ref.index].kernels = std::move(kernels);
+        set.loaded[ref.index] = 1;
+      } else if (set.failure.ok()) {
+        set.failure = status;
+      }
+      --set.pending;
+    }
+    set.changed.notify_all();
+    if (first.ok())
+      first = status;
+  }
+  return first;
+}
+
+PlanLoader::PlanLoader(std::vector<Ref> plans, rt::Device *device, rt::CompileOptions options,
+                       double lowerMs)
+    : thread([plans = std::move(plans), device, options = std::move(options), lowerMs] {
+        (void)load(plans, device, options, lowerMs);
+      }) {}
+
+PlanLoader::~PlanLoader() { thread.join(); }
+
+const std::vector<AttentionFunction::Plan> &AttentionFunction::plans() const {
+  (void)waitForPlans();
+  return state->choices;
+}
+
+rt::Status AttentionFunction::waitForPlans() const {
+  std::unique_lock<std::mutex> lock(state->mutex);
+  state->changed.wait(lock, [&] { return state->pending == 0; });
+  return state->failure;
+}
+
+bool AttentionFunction::isLoaded(size_t index) const {
+  std::lock_guard<std::mutex> lock(state->mutex);
+  return index < state->loaded.size() && state->loaded[index];
 }
 
 /// The size of dimension symbol `symbol` in a call of `kernel` on `tensors` (its parameters'
@@ -295,12 +387,20 @@ rt::StatusOr<size_t> metaattn::choosePlan(llvm::ArrayRef<const LoweredFunction *
 
 rt::StatusOr<const AttentionFunction::Plan *>
 AttentionFunction::choose(const rt::TensorList &tensors) const {
+  std::vector<const Plan *> loaded;
+  {
+    std::lock_guard<std::mutex> lock(state->mutex);
+    for (auto [i, plan] : llvm::enumerate(state->choices))
+      if (state->loaded[i])
+        loaded.push_back(&plan);
+  }
+  // The last plan is loaded before the function is returned.
   std::vector<const LoweredFunction *> lowered;
-  for (const Plan &plan : choices)
-    lowered.push_back(&plan.lowered);
-  int smCount = choices.front().kernels.front().loaded.device->properties().smCount;
+  for (const Plan *plan : loaded)
+    lowered.push_back(&plan->lowered);
+  int smCount = loaded.back()->kernels.front().loaded.device->properties().smCount;
   METAATTN_ASSIGN_OR_RETURN(size_t index, choosePlan(lowered, tensors, smCount));
-  return &choices[index];
+  return loaded[index];
 }
 
 rt::Status AttentionFunction::launch(const rt::TensorList &tensors,

@@ -19,6 +19,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 
@@ -26,8 +27,11 @@ using namespace metaattn;
 
 namespace {
 
+/// `file` of frontend/variants: of the source tree the test was built from, or of
+/// $METAATTN_VARIANTS_DIR (the binary run on another machine, tests/gpu/pending.sh).
 std::string readVariant(const std::string &file) {
-  std::ifstream in(std::string(METAATTN_VARIANTS_DIR) + "/" + file);
+  const char *dir = std::getenv("METAATTN_VARIANTS_DIR");
+  std::ifstream in(std::string(dir && *dir ? dir : METAATTN_VARIANTS_DIR) + "/" + file);
   std::stringstream text;
   text << in.rdbuf();
   return text.str();
@@ -457,3 +461,68 @@ TEST(FunctionPlanTest, RunsOnTheGpu) {
 }
 
 } // namespace
+
+// PipelineOptions::backgroundPlans: compileAttentionFunctions returns with the last plan loaded
+// and the others (here the persistent and the long-keys plans of mask-free softmax D128) loading
+// on a thread; calls run the last plan until theirs is loaded. Without it, every plan is loaded
+// on return. Skipped without a GPU.
+TEST(FunctionPlanTest, BackgroundPlansLoadAfterTheLastPlan) {
+  auto device = rt::Device::get(0);
+  if (!device.ok())
+    GTEST_SKIP() << "no CUDA device: " << device.status().message();
+  mlir::MLIRContext ctx;
+  mlir::DialectRegistry registry;
+  registerMetaAttnDialects(registry);
+  ctx.appendDialectRegistry(registry);
+  auto compile = [&](bool background) {
+    mlir::OwningOpRef<mlir::ModuleOp> module =
+        mlir::parseSourceString<mlir::ModuleOp>(kSoftmaxD128, &ctx);
+    EXPECT_TRUE(module);
+    PipelineOptions options;
+    options.backgroundPlans = background;
+    return compileAttentionFunctions(*module, options, *device);
+  };
+  // A short grid (the persistent plan's), then long query and key sequences (the long-keys
+  // plan's).
+  std::vector<std::vector<int64_t>> shortShapes = {
+      {2, 300, 4, 128}, {2, 300, 4, 128}, {2, 300, 4, 128}, {2, 300, 4, 128}};
+  std::vector<std::vector<int64_t>> longShapes = {
+      {1, 4096, 4, 128}, {1, kLongKeys, 4, 128}, {1, kLongKeys, 4, 128}, {1, 4096, 4, 128}};
+  std::vector<DLTensor> shortTensors, longTensors;
+  rt::TensorList shortCall = describe(shortShapes, shortTensors);
+  rt::TensorList longCall = describe(longShapes, longTensors);
+
+  {
+    auto functions = compile(true);
+    ASSERT_TRUE(functions.ok()) << functions.status().message();
+    ASSERT_EQ(functions->size(), 1u);
+    const AttentionFunction &f = functions->front();
+    EXPECT_TRUE(f.isLoaded(2));
+    auto early = f.choose(shortCall);
+    ASSERT_TRUE(early.ok()) << early.status().message();
+    // Whichever it is, it is loaded: the persistent plan if it already is, else the last.
+    EXPECT_FALSE((*early)->kernels.empty());
+    rt::Status waited = f.waitForPlans();
+    ASSERT_TRUE(waited.ok()) << waited.message();
+    ASSERT_EQ(f.plans().size(), 3u);
+    for (size_t i = 0; i < 3; ++i)
+      EXPECT_TRUE(f.isLoaded(i)) << i;
+    auto chosen = f.choose(shortCall);
+    ASSERT_TRUE(chosen.ok()) << chosen.status().message();
+    EXPECT_EQ(*chosen, &f.plans()[0]);
+    EXPECT_TRUE((*chosen)->kernels.front().signature().persistent);
+    chosen = f.choose(longCall);
+    ASSERT_TRUE(chosen.ok()) << chosen.status().message();
+    EXPECT_EQ(*chosen, &f.plans()[1]);
+  }
+  {
+    auto functions = compile(false);
+    ASSERT_TRUE(functions.ok()) << functions.status().message();
+    for (size_t i = 0; i < 3; ++i)
+      EXPECT_TRUE(functions->front().isLoaded(i)) << i;
+  }
+  // Functions dropped while their background plans may still compile: the last one to go waits
+  // for the thread.
+  for (int i = 0; i < 3; ++i)
+    ASSERT_TRUE(compile(true).ok());
+}

@@ -16,7 +16,9 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/PassManager.h"
 
+#include <condition_variable>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -128,6 +130,13 @@ struct PipelineOptions {
   /// kv loops (D128, H200: 1.04x at 8k, 1.13x at 16k) and lose at short ones (0.88x at 512
   /// and 1k), where a kv length that is not a multiple of 192 also wastes part of a tile.
   bool longKeysPlan = true;
+  /// compileAttentionFunctions returns once each function's last plan (the one that suits every
+  /// call) is compiled and loaded; the function's other plans (persistentShortGrids,
+  /// longKeysPlan, the fused chunk kernels) compile and load afterwards on a background thread,
+  /// and calls run the last plan until the one that suits them is loaded
+  /// (AttentionFunction::waitForPlans waits for them all). Off: every plan is loaded before
+  /// compileAttentionFunctions returns, and a plan that fails to compile fails it.
+  bool backgroundPlans = true;
   /// In warp-specialised kernels, each consumer warpgroup decides over its own rows whether
   /// a kv tile is skipped or runs without the mask (tile-group-guards).
   bool groupGuards = true;
@@ -280,6 +289,10 @@ struct JitTimings {
   std::string compiledBy;
 };
 
+/// Compiles and loads the plans of attention functions (Engine.cpp), in the background where
+/// PipelineOptions::backgroundPlans says so.
+class PlanLoader;
+
 /// A compiled attention, ready to launch on a device.
 class AttentionKernel {
 public:
@@ -296,6 +309,7 @@ private:
   friend rt::StatusOr<std::vector<AttentionKernel>>
   compileAttention(mlir::ModuleOp, const PipelineOptions &, rt::Device *);
   friend class AttentionFunction;
+  friend class PlanLoader;
   friend rt::StatusOr<std::vector<class AttentionFunction>>
   compileAttentionFunctions(mlir::ModuleOp, const PipelineOptions &, rt::Device *);
   LoweredKernel kernel;
@@ -314,8 +328,11 @@ compileAttention(mlir::ModuleOp module, const PipelineOptions &options, rt::Devi
 /// mask's key ids per kv tile first (an intermediate); differential attention is two
 /// attentions and a combine, with the attention outputs as intermediates. A function may have
 /// several plans, each a complete set of kernels (attn.recurrent's fused and separate chunk
-/// kernels, PipelineOptions::ChunkKernels::byGrid); each call runs the first plan that suits its
-/// shapes.
+/// kernels, PipelineOptions::ChunkKernels::byGrid; the persistent kernels for short grids; the
+/// long-keys tiles); each call runs the first loaded plan that suits its shapes. The last plan
+/// suits every call and is loaded when compileAttentionFunctions returns; with
+/// PipelineOptions::backgroundPlans the others may still be compiling then. Copies share the
+/// plans; the last copy to go waits for the background compile.
 class AttentionFunction {
 public:
   /// One way to run the function: its kernels in launch order and the tensors between them.
@@ -324,31 +341,53 @@ public:
     std::vector<AttentionKernel> kernels;
   };
 
-  const std::string &name() const { return choices.front().lowered.name; }
-  /// The plans in the order they are tried; the last one always suits.
-  const std::vector<Plan> &plans() const { return choices; }
+  const std::string &name() const { return state->choices.front().lowered.name; }
+  /// The plans in the order they are tried; the last one always suits. Waits for the plans
+  /// still compiling; a plan that failed to compile or load has no kernels.
+  const std::vector<Plan> &plans() const;
+  /// Waits until no plan is compiling; the first error of a plan that failed (never chosen).
+  rt::Status waitForPlans() const;
+  /// Whether plan `index` (in plans() order) is loaded, without waiting.
+  bool isLoaded(size_t index) const;
 
-  /// The plan a call on `tensors` (the function's arguments, then its results) runs; fails on
-  /// a wrong tensor count or a null tensor.
+  /// The plan a call on `tensors` (the function's arguments, then its results) runs: the first
+  /// loaded plan that suits them; fails on a wrong tensor count or a null tensor.
   rt::StatusOr<const Plan *> choose(const rt::TensorList &tensors) const;
   /// Launches the kernels of the plan `choose` picks for `tensors` (the function's arguments,
   /// then its results) on `tensors` and `temporaries` (the intermediates of that plan, shaped
   /// by its LoweredFunction::temporaries), in order on `stream`; every tensor is checked
-  /// before its kernel launches.
+  /// before its kernel launches. Where a background plan may load between `choose` and this
+  /// call, launch the chosen plan with launchPlan instead.
   rt::Status launch(const rt::TensorList &tensors, const rt::TensorList &temporaries,
                     CUstream stream = nullptr) const;
-  /// As above, with the intermediates allocated on `device` for this call; waits for the
+  /// Launches `plan` (one of this function's loaded plans, from `choose`) as `launch` does.
+  rt::Status launchPlan(const Plan &plan, const rt::TensorList &tensors,
+                        const rt::TensorList &temporaries, CUstream stream = nullptr) const;
+  /// As `launch`, with the intermediates allocated on `device` for this call; waits for the
   /// device before freeing them.
   rt::Status run(const rt::TensorList &tensors, rt::Device *device,
                  CUstream stream = nullptr) const;
 
 private:
+  friend class PlanLoader;
   friend rt::StatusOr<std::vector<AttentionFunction>>
   compileAttentionFunctions(mlir::ModuleOp, const PipelineOptions &, rt::Device *);
-  /// `launch` with the plan chosen; `tensors` checked by `choose`.
-  rt::Status launchPlan(const Plan &plan, const rt::TensorList &tensors,
-                        const rt::TensorList &temporaries, CUstream stream) const;
-  std::vector<Plan> choices;
+  /// The plans and which of them are loaded, shared by the copies of a function and the
+  /// thread that loads its background plans. A plan's kernels are set once, under `mutex`,
+  /// before it is marked loaded, and not changed after.
+  struct PlanSet {
+    std::vector<Plan> choices;
+    std::mutex mutex;
+    std::condition_variable changed;
+    std::vector<char> loaded;
+    /// Plans neither loaded nor failed yet.
+    size_t pending = 0;
+    rt::Status failure = rt::Status::success();
+  };
+  std::shared_ptr<PlanSet> state = std::make_shared<PlanSet>();
+  /// The background compile of the compileAttentionFunctions call that made this function;
+  /// the last function of that call to go waits for it.
+  std::shared_ptr<PlanLoader> loader;
 };
 
 /// Lowers and compiles `module` like compileAttention, grouped by function.
