@@ -7,6 +7,9 @@
 #     bash tests/gpu/jit_contention.sh
 # PROBE defaults to building tools/scripts/nvrtc_time.cpp with g++ (as compile_time.sh does).
 set -eu
+# NVRTC's own cache in the driver's compute cache would serve every compile after the first
+# (the forty-third session's first run: 55-86 ms "compiles"): off.
+export CUDA_CACHE_DISABLE=1
 BIN=${BIN:-build-static/bin}
 cuda=${CUDA_HOME:-/usr/local/cuda}
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
