@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# The GPU work left after the forty-first session (which had no GPU), each part under a time
-# limit (the default parts together under the device tool's 10 minutes; "model" alone takes
-# most of one call). Logs go into one archive; the tables are printed last.
+# GPU work in parts, each under a time limit (the default parts together under the device
+# tool's 10 minutes; "model" alone takes most of one call). Logs go into one archive; the
+# tables are printed last. Left after the forty-third session (which ran jit, plans, combos,
+# autotune and grid on H100s): the default, "jit variants" on a fresh H200 (its cold compile
+# with background plans; the custom-variant table with the widened ping-pong default), then
+# PARTS=grid on the H200.
 #
-# PARTS picks parts (default "combos autotune"; then PARTS="grid variants" in a second call on
-# the H200, where the widened ping-pong default has not run):
+# PARTS picks parts (default "jit variants"):
 # "autotune": tests/gpu/autotune_pingpong.sh (softcap D128, softmax and ALiBi D64: --autotune
 #   with ping-pong as a candidate, the tuned kernels checked and timed beside the defaults;
 #   AUTOTUNE_S limits it, 250 s);
@@ -58,7 +60,7 @@ OUT=${OUT:-/tmp/metaattn-pending}
 mkdir -p "$OUT"
 export METAATTN_CACHE_DIR=${METAATTN_CACHE_DIR:-/tmp/metaattn-cache}
 nvidia-smi -L | head -1 || { echo "no GPU"; exit 1; }
-PARTS=" ${PARTS:-combos autotune} "
+PARTS=" ${PARTS:-jit variants} "
 part() { [[ $PARTS == *" $1 "* ]]; }
 mkdir -p "$OUT/pp"
 touch "$OUT/combo.txt" "$OUT/mono.txt" "$OUT/limits.txt" "$OUT/variants.txt" "$OUT/stages.txt" \
