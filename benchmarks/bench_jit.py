@@ -19,7 +19,10 @@ one that suits every call) compiled concurrently and loaded; where the function 
 (PipelineOptions::backgroundPlans) and
   jit: every plan in <ms> ms (<n> kernels, wall)
 is when they are loaded too. The cold target is checked against "ready"; the per-kernel NVRTC
-times are summed beside it. A run without the jit lines is reported as "no jit line" (process
+times are summed beside it. Each kernel then compiles twice more, each time into an empty cache
+(NVRTC's own cache off), with the background plans and with `--background-plans=false` (every
+plan compiled before the function is ready), in turns: the ratio of their "ready" walls is the
+background plans' gain on this machine (no longer fresh by then, so not the cold figure). A run without the jit lines is reported as "no jit line" (process
 wall time is still given). Targets (PERF.md): cold lower+compile+load <= 1.5 s; cached
 fetch+load <= 5 ms.
 
@@ -60,10 +63,10 @@ def kernels(workdir):
     return out
 
 
-def measure(runner, label, path, function, phase, batch, seq, env):
+def measure(runner, label, path, function, phase, batch, seq, env, extra=()):
     t = time.perf_counter()
     res = run_metaattn(runner, path, batch, seq, function=function, check=False, bench=False,
-                       env=env, timeout=300)
+                       env=env, timeout=300, extra=extra)
     wall = (time.perf_counter() - t) * 1e3
     row = {"kernel": label, "phase": phase, "batch": batch, "seq": seq, "rc": res["rc"],
            "wall_ms": wall, "jit_lines": len(res["jit"]), "ready_ms": res["ready_ms"],
@@ -112,11 +115,18 @@ def table(rows):
             cached_cell = (f"{fmt(cf, '.1f')} ({fmt(cached.get('compile_ms'), '.1f')} "
                            f"{cached.get('source', '?')} + {fmt(cached.get('load_ms'), '.1f')}"
                            f" load) {cached_ok}")
+        bg = ph.get("recompile, background plans", {}).get("ready_ms", NAN)
+        together = ph.get("recompile, every plan at once", {}).get("ready_ms", NAN)
+        ab = f"{fmt(bg, '.0f')} / {fmt(together, '.0f')}"
+        if isnum(bg) and isnum(together) and bg > 0:
+            ab += f" ({together / bg:.2f}x)"
         out.append([kernel, cold_cell, cached_cell, fmt(cached.get("lower_ms"), ".0f"),
-                    f"{fmt(cold.get('wall_ms'), '.0f')} / {fmt(cached.get('wall_ms'), '.0f')}"])
+                    f"{fmt(cold.get('wall_ms'), '.0f')} / {fmt(cached.get('wall_ms'), '.0f')}",
+                    ab])
     return markdown_table(["kernel", f"cold ready ms, wall (target ≤ {COLD_TARGET_MS:.0f})",
                            f"cached fetch+load ms (target ≤ {CACHED_TARGET_MS:.0f})",
-                           "cached lower ms", "process wall ms cold / cached"], out)
+                           "cached lower ms", "process wall ms cold / cached",
+                           "recompile ready ms: background plans / every plan at once"], out)
 
 
 def report(rows, out):
@@ -149,9 +159,22 @@ def main(argv=None):
             # earlier process on the machine comes back from it (a second bench_jit run on the
             # H200 measured 170-270 ms "cold" against 1.0-1.3 s on the first).
             cold_env = dict(env, CUDA_CACHE_DISABLE="1")
-            for phase, batch, seq in (("cold", 1, 64), ("cached", 2, 1000)):
-                r = measure(args.runner, label, path, function, phase, batch, seq,
-                            cold_env if phase == "cold" else env)
+            # Then the background plans against every plan compiled before the function is
+            # ready, each compiling again into an empty cache of its own, in turns (the order
+            # alternates by kernel; the machine is no longer fresh, so these are both
+            # "recompiles" and only their ratio is read).
+            recompile = [("recompile, background plans", ()),
+                         ("recompile, every plan at once", ("--background-plans=false",))]
+            if len(rows) % 8 == 4:
+                recompile.reverse()
+            phases = [("cold", cold_env, ()), ("cached", env, ())]
+            for phase, extra in recompile:
+                again = tempfile.mkdtemp(prefix="cache-", dir=work)
+                phases.append((phase, dict(cold_env, METAATTN_CACHE_DIR=again), extra))
+            for phase, phase_env, extra in phases:
+                batch, seq = (2, 1000) if phase == "cached" else (1, 64)
+                r = measure(args.runner, label, path, function, phase, batch, seq, phase_env,
+                            extra)
                 rows.append(r)
                 every = (f", every plan {fmt(r['all_plans_ms'], '.1f')} ms"
                          if isnum(r["all_plans_ms"]) else "")

@@ -38,7 +38,8 @@
 # "plans": background plans (PipelineOptions::backgroundPlans): FunctionPlanTest's GPU tests
 #   (a static MetaAttnPipelineTests in BIN), softmax D128 causal checked on the persistent and
 #   the plain plans' shapes, memcheck on one run;
-# "jit": the cold-compile target (benchmarks/bench_jit.py, first, on a fresh machine), then
+# "jit": the cold-compile target (benchmarks/bench_jit.py, first, on a fresh machine; with each
+#   kernel then recompiled with and without the background plans, for their ratio), then
 #   NVRTC on one kernel alone, two and four at once and on two threads of one process
 #   (tests/gpu/jit_contention.sh; PROBE names an nvrtc_time built elsewhere), printed at once;
 # "castsab": ALiBi timed with and without tile-split-index-casts at D128 and D64 after one check
@@ -124,7 +125,7 @@ fi
 if part jit; then
   # First, while the machine is fresh: the cold-compile target (benchmarks/bench_jit.py).
   echo "== JIT cold compile and cached load (benchmarks/bench_jit.py)"
-  timeout 120 python3 benchmarks/bench_jit.py --runner "$BIN/metaattn-run" --out "$OUT/jit" 2>&1 |
+  timeout 200 python3 benchmarks/bench_jit.py --runner "$BIN/metaattn-run" --out "$OUT/jit" 2>&1 |
     grep -E "^\| |cold:" | tail -12
   echo "== JIT time alone and contending (tests/gpu/jit_contention.sh)"
   timeout 90 env BIN="$BIN" bash tests/gpu/jit_contention.sh 2>&1 | tail -12

@@ -224,6 +224,15 @@ static cl::opt<LongKeysMode> longKeysOpt(
                           "on the GPU both tilings, the long-keys one launched from 8192 keys; "
                           "elsewhere the other")));
 
+static cl::opt<bool> backgroundPlansOpt(
+    cl::cat(runCategory), "background-plans",
+    cl::desc("on the GPU, a function is ready once its last plan (the one that suits every "
+             "call) is loaded, its other plans compiling on a background thread; this tool "
+             "waits for them before it picks a plan either way. false: every plan's kernels "
+             "compile concurrently before the function is ready (default true, "
+             "PipelineOptions::backgroundPlans)"),
+    cl::init(true));
+
 static cl::opt<bool> stagedOutputOpt(
     cl::cat(runCategory), "staged-output",
     cl::desc("attention kernels store the output through shared memory as whole 16-byte row "
@@ -356,6 +365,7 @@ static int runMain(int argc, char **argv) {
     options.pipeline.longKeys = longKeysOpt == LongKeysMode::always;
     options.pipeline.longKeysPlan = longKeysOpt == LongKeysMode::plan;
   }
+  options.pipeline.backgroundPlans = backgroundPlansOpt;
   options.pipeline.groupGuards = groupGuardsOpt;
   options.pipeline.axisReads = axisReadsOpt;
   options.pipeline.idBounds = idBoundsOpt;
