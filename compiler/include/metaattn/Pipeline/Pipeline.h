@@ -332,7 +332,8 @@ compileAttention(mlir::ModuleOp module, const PipelineOptions &options, rt::Devi
 /// long-keys tiles); each call runs the first loaded plan that suits its shapes. The last plan
 /// suits every call and is loaded when compileAttentionFunctions returns; with
 /// PipelineOptions::backgroundPlans the others may still be compiling then. Copies share the
-/// plans; the last copy to go waits for the background compile.
+/// plans; of the functions one compileAttentionFunctions call returned, the last to go (with
+/// its copies) waits for their background compile.
 class AttentionFunction {
 public:
   /// One way to run the function: its kernels in launch order and the tensors between them.
