@@ -35,6 +35,9 @@
 # "grid": the softmax grid alone (benchmarks/bench_suite.py --only grid; GRID_S limits it, 330 s;
 #   with "variants" one call's worth on the H200);
 # "variants": the custom-variant table (benchmarks/bench_variants.py);
+# "sweep": random library variants, head dims, lengths to 1025 and pipeline options, each
+#   checked against the oracle on the GPU (tools/scripts/sweep_variants.py --device gpu;
+#   SWEEP_SEED, SWEEP_N cases, SWEEP_S seconds);
 # "plans": background plans (PipelineOptions::backgroundPlans): FunctionPlanTest's GPU tests
 #   (a static MetaAttnPipelineTests in BIN), softmax D128 causal checked on the persistent and
 #   the plain plans' shapes, memcheck on one run;
@@ -158,6 +161,14 @@ if part plans; then
       --device=gpu --batch=1 --seq-q=300 --seq-kv=300 2>&1 | grep -E "ERROR SUMMARY|^PASS|^FAIL" |
       sed 's/^/memcheck: /'
   fi
+fi
+# Random library variants, head dims, lengths (to 1025) and pipeline options on the GPU, each
+# checked against the oracle (tools/scripts/sweep_variants.py --device gpu; printed at once).
+if part sweep; then
+  echo "== random variants on the GPU (sweep_variants.py --device gpu, seed ${SWEEP_SEED:-44})"
+  timeout "${SWEEP_S:-300}" python3 tools/scripts/sweep_variants.py --bin "$BIN" --device gpu \
+    --seed "${SWEEP_SEED:-44}" --count "${SWEEP_N:-200}" --jobs "${SWEEP_JOBS:-8}" --timeout 120 \
+    --out "$OUT/sweep" 2>&1 | tail -40
 fi
 if part combos; then
   echo "== combined masks (tests/lit/Variants/combined-masks.mlir)"
