@@ -35,6 +35,9 @@
 # "grid": the softmax grid alone (benchmarks/bench_suite.py --only grid; GRID_S limits it, 330 s;
 #   with "variants" one call's worth on the H200);
 # "variants": the custom-variant table (benchmarks/bench_variants.py);
+# "disjunct": masks that are disjunctions (prefix-LM and others; their kv loops bounded by the
+#   wider side) checked at six shapes, memcheck, then prefix-LM timed beside our softmax
+#   (OLD=<dir with an earlier metaattn-run> adds it as a case);
 # "sweep": random library variants, head dims, lengths to 1025 and pipeline options, each
 #   checked against the oracle on the GPU (tools/scripts/sweep_variants.py --device gpu;
 #   SWEEP_SEED, SWEEP_N cases, SWEEP_S seconds);
@@ -161,6 +164,30 @@ if part plans; then
       --device=gpu --batch=1 --seq-q=300 --seq-kv=300 2>&1 | grep -E "ERROR SUMMARY|^PASS|^FAIL" |
       sed 's/^/memcheck: /'
   fi
+fi
+# Masks that are disjunctions, whose kv loops attn-mask-analysis now bounds by the wider side
+# (the forty-fourth session): prefix-LM, a window or global keys, two bands (the row
+# statistic), a bound on one side only; checked at six shapes, memcheck on one; then prefix-LM
+# timed beside our softmax, with and without ping-pong, and with OLD's runner (a build from
+# before the bound) when OLD names one.
+if part disjunct; then
+  echo "== disjunctions of masks (tests/lit/Variants/disjunct-masks.mlir, variants/prefix_lm.mlir)"
+  mkdir -p "$OUT/disjunct"
+  for f in tests/lit/Variants/disjunct-masks.mlir frontend/variants/prefix_lm.mlir; do
+    for shape in 1:1:1 2:130:77 1:300:400 1:400:300 2:1025:1025 1:77:2000; do
+      IFS=':' read -r nb sq skv <<< "$shape"
+      r=$(timeout 120 "$BIN/metaattn-run" "$f" --device=gpu --batch="$nb" --seq-q="$sq" \
+        --seq-kv="$skv" 2>&1 | grep -E '^PASS|^FAIL|rror' | tr '\n' ' ')
+      echo "$(basename "$f") B$nb ${sq}x$skv: ${r:-no result}"
+    done
+  done
+  [[ ${SANITIZE:-1} != 0 ]] && timeout 200 compute-sanitizer --tool memcheck "$BIN/metaattn-run" \
+    tests/lit/Variants/disjunct-masks.mlir --device=gpu --batch=1 --seq-q=300 --seq-kv=400 2>&1 |
+    grep -E "ERROR SUMMARY|^PASS|^FAIL" | sed 's/^/memcheck: /'
+  cases="softmax|softmax|;prefix_lm|prefix_lm|;prefix_lm pingpong|prefix_lm|--pingpong"
+  [[ -n ${OLD:-} ]] && cases+=";prefix_lm before|prefix_lm||$OLD"
+  timeout 240 env BIN="$BIN" OUT="$OUT/disjunct" CASES="$cases" \
+    bash tests/gpu/variant_options.sh 2>&1 | tail -8
 fi
 # Random library variants, head dims, lengths (to 1025) and pipeline options on the GPU, each
 # checked against the oracle (tools/scripts/sweep_variants.py --device gpu; printed at once).

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <limits>
 
 using namespace mlir;
 using namespace metaattn;
@@ -413,12 +414,18 @@ double run::attentionFlops(func::FuncOp func, int64_t batch, int64_t seqQ, int64
     double pairs = 0;
     for (int64_t q = 0; q < seqQ; ++q) {
       int64_t lo = 0, hi = seqKv; // [lo, hi)
-      for (const attn::KvBound &b : info.bounds) {
-        int64_t e = b.cq * q + b.csq * seqQ + b.cskv * seqKv + b.c;
-        if (b.upper)
-          hi = std::min(hi, e + 1);
+      for (const auto &group : attn::groupMaskBounds(info.bounds)) {
+        bool upper = group.front().upper;
+        int64_t widest =
+            upper ? std::numeric_limits<int64_t>::min() : std::numeric_limits<int64_t>::max();
+        for (const attn::KvBound &b : group) {
+          int64_t e = b.cq * q + b.csq * seqQ + b.cskv * seqKv + b.c;
+          widest = upper ? std::max(widest, e) : std::min(widest, e);
+        }
+        if (upper)
+          hi = std::min(hi, widest + 1);
         else
-          lo = std::max(lo, e);
+          lo = std::max(lo, widest);
       }
       pairs += std::max<int64_t>(0, hi - lo);
     }

@@ -9,9 +9,10 @@
 // mask with a causal bound (a sliding window, a document mask too) at head dims padded to 128,
 // without a special function or a kv-indexed input per score. Causal softmax, ALiBi (its
 // slope's exp2 is per head, not per score), D96 (padded to 128), a sink, a sliding window and
-// a causal document mask are marked tile.pingpong and take turns; mask-free softmax, softcap
-// (a tanh per score), D64 (three consumer warpgroups), a relative-position bias matrix (read
-// by the score) and a prefix-LM mask (no causal bound) do not. pingpong=0 turns it off
+// a causal document mask and a prefix-LM mask (its kv bound the wider of the causal one and the
+// prefix's) are marked tile.pingpong and take turns; mask-free softmax, softcap (a tanh per
+// score), D64 (three consumer warpgroups) and a relative-position bias matrix (read by the
+// score) do not. pingpong=0 turns it off
 // everywhere, pingpong=1 on in every warp-specialised kernel. A tile size given (an option, a
 // tuning file's entry) keeps the model's choice where it is the model's own (block-n=128) and
 // drops it elsewhere (block-n=64).
@@ -47,8 +48,8 @@
 // CHECK-NOT: tile.pingpong
 // CHECK-NOT: tile.warpgroup_turn
 // CHECK-LABEL: tile.kernel @prefix128(
-// CHECK-NOT: tile.pingpong
-// CHECK-NOT: tile.warpgroup_turn
+// CHECK-SAME: tile.pingpong
+// CHECK: tile.warpgroup_turn "start"
 
 // SAME-LABEL: tile.kernel @causal128(
 // SAME-SAME: tile.pingpong

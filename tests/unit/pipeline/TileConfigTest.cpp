@@ -122,7 +122,7 @@ TEST(TileConfigTest, PingpongWhereItWasMeasuredFaster) {
     return pingpong(128, /*masked=*/true, traits, overlap);
   };
   EXPECT_FALSE(changed([](VariantTraits &t) { t.specialScore = true; })); // softcap
-  EXPECT_FALSE(changed([](VariantTraits &t) { t.causal = false; }));      // prefix-LM
+  EXPECT_FALSE(changed([](VariantTraits &t) { t.causal = false; }));      // no upper kv bound
   EXPECT_FALSE(changed([](VariantTraits &t) { t.shifted = false; }));     // sigmoid
   EXPECT_TRUE(changed([](VariantTraits &t) { t.kvInputs = true; }));      // documents
   EXPECT_FALSE(changed([](VariantTraits &t) {                             // a bias matrix

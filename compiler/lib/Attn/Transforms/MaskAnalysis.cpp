@@ -2,7 +2,9 @@
 //
 // attn-mask-analysis: reads a mask region as a conjunction of comparisons and records the
 // affine kv bounds it implies, so the tiler can skip empty tiles and leave full tiles
-// unmasked without building any mask tensor at run time.
+// unmasked without building any mask tensor at run time. A disjunction of two masks bounds kv
+// by the larger of their upper bounds (the smaller of their lower ones): a prefix-LM mask,
+// kv <= q or kv < p, keeps its kv loop within max(q, p - 1).
 //
 //===----------------------------------------------------------------------===//
 
@@ -131,6 +133,45 @@ bool addComparison(arith::CmpIOp cmp, Block &block, MaskInfo &info) {
   return true;
 }
 
+bool collect(Value cond, Block &block, MaskInfo &info);
+
+/// One constraint of `bounds` in direction `upper` (a group of alternatives), for the union
+/// of two masks: any of a mask's constraints bounds it (the others only narrow it further),
+/// and one that moves with the query row is kept where there is one. Empty when none.
+SmallVector<KvBound, 2> pickGroup(ArrayRef<KvBound> bounds, bool upper) {
+  SmallVector<SmallVector<KvBound, 2>> groups = groupMaskBounds(bounds);
+  SmallVector<KvBound, 2> picked;
+  for (const SmallVector<KvBound, 2> &group : groups) {
+    if (group.front().upper != upper)
+      continue;
+    bool moves = llvm::any_of(group, [](const KvBound &b) { return b.cq != 0; });
+    if (picked.empty() || moves)
+      picked = group;
+    if (moves)
+      break;
+  }
+  return picked;
+}
+
+/// The bounds of `lhs || rhs`: in each direction where both masks have one, kv lies within
+/// the wider of the two; never exact.
+void collectUnion(Value lhs, Value rhs, Block &block, MaskInfo &info) {
+  MaskInfo left, right;
+  collect(lhs, block, left);
+  collect(rhs, block, right);
+  for (bool upper : {true, false}) {
+    SmallVector<KvBound, 2> a = pickGroup(left.bounds, upper);
+    SmallVector<KvBound, 2> b = pickGroup(right.bounds, upper);
+    if (a.empty() || b.empty())
+      continue; // one side leaves kv unbounded this way
+    for (auto [i, bound] : llvm::enumerate(llvm::concat<KvBound>(a, b))) {
+      KvBound alternative = bound;
+      alternative.orPrevious = i != 0;
+      info.bounds.push_back(alternative);
+    }
+  }
+}
+
 /// Walks a conjunction; returns false when some conjunct is not an exact affine bound.
 bool collect(Value cond, Block &block, MaskInfo &info) {
   if (matchPattern(cond, m_One()))
@@ -139,6 +180,10 @@ bool collect(Value cond, Block &block, MaskInfo &info) {
     bool lhsExact = collect(andOp.getLhs(), block, info);
     bool rhsExact = collect(andOp.getRhs(), block, info);
     return lhsExact && rhsExact;
+  }
+  if (auto orOp = cond.getDefiningOp<arith::OrIOp>()) {
+    collectUnion(orOp.getLhs(), orOp.getRhs(), block, info);
+    return false;
   }
   if (auto cmp = cond.getDefiningOp<arith::CmpIOp>())
     return addComparison(cmp, block, info);
@@ -149,7 +194,7 @@ template <typename OpTy> void annotate(OpTy op) {
   MaskInfo info = analyzeMask(op.getMask());
   SmallVector<int64_t> encoded;
   for (const KvBound &b : info.bounds)
-    encoded.append({b.upper ? 0 : 1, b.cq, b.csq, b.cskv, b.c});
+    encoded.append({(b.upper ? 0 : 1) + (b.orPrevious ? 2 : 0), b.cq, b.csq, b.cskv, b.c});
   Builder builder(op.getContext());
   op.setMaskBoundsAttr(builder.getDenseI64ArrayAttr(encoded));
   op.setMaskExact(info.exact);
@@ -180,7 +225,18 @@ MaskInfo metaattn::attn::analyzeMask(Region &mask) {
 SmallVector<KvBound> metaattn::attn::decodeMaskBounds(ArrayRef<int64_t> encoded) {
   SmallVector<KvBound> bounds;
   for (size_t i = 0; i + 5 <= encoded.size(); i += 5)
-    bounds.push_back(
-        {encoded[i] == 0, encoded[i + 1], encoded[i + 2], encoded[i + 3], encoded[i + 4]});
+    bounds.push_back({encoded[i] % 2 == 0, encoded[i + 1], encoded[i + 2], encoded[i + 3],
+                      encoded[i + 4], encoded[i] >= 2});
   return bounds;
+}
+
+SmallVector<SmallVector<KvBound, 2>> metaattn::attn::groupMaskBounds(ArrayRef<KvBound> bounds) {
+  SmallVector<SmallVector<KvBound, 2>> groups;
+  for (const KvBound &bound : bounds) {
+    if (bound.orPrevious && !groups.empty() && groups.back().front().upper == bound.upper)
+      groups.back().push_back(bound);
+    else
+      groups.push_back({bound});
+  }
+  return groups;
 }

@@ -373,14 +373,18 @@ void KernelBuilder::computeTileRange() {
   SmallVector<attn::KvBound> bounds;
   if (auto encoded = op.getMaskBounds())
     bounds = attn::decodeMaskBounds(*encoded);
-  for (const attn::KvBound &bound : bounds) {
-    // The extreme values of e over the block's rows [q0, qLast].
-    Value eLow = boundAt(bound, bound.cq >= 0 ? q0 : qLast);
-    Value eHigh = boundAt(bound, bound.cq >= 0 ? qLast : q0);
-    if (bound.upper) // kv <= e
-      kvEnd = minI(kvEnd, add(eHigh, idx(1)));
+  for (const SmallVector<attn::KvBound, 2> &group : attn::groupMaskBounds(bounds)) {
+    // The extreme values of e over the block's rows [q0, qLast], the widest of a group's.
+    Value widest;
+    for (const attn::KvBound &bound : group) {
+      Value e = bound.upper ? boundAt(bound, bound.cq >= 0 ? qLast : q0)
+                            : boundAt(bound, bound.cq >= 0 ? q0 : qLast);
+      widest = !widest ? e : bound.upper ? maxI(widest, e) : minI(widest, e);
+    }
+    if (group.front().upper) // kv <= e
+      kvEnd = minI(kvEnd, add(widest, idx(1)));
     else // kv >= e
-      kvBegin = maxI(kvBegin, eLow);
+      kvBegin = maxI(kvBegin, widest);
   }
   tileHi = maxI(b.create<arith::CeilDivSIOp>(loc, kvEnd, idx(bn)), idx(0));
   tileLo = minI(b.create<arith::FloorDivSIOp>(loc, maxI(kvBegin, idx(0)), idx(bn)), tileHi);

@@ -153,9 +153,15 @@ static VariantTraits traits(attn::OnlineAttentionOp op) {
     if (kFixed + i < score.getNumArguments() && !score.getArgument(kFixed + i).use_empty())
       t.scoreKvInputs = true;
   }
+  // A causal bound: an upper bound on kv that moves with the row, or the wider of several of
+  // which one does (a prefix-LM mask's max(q, p - 1)).
   if (auto encoded = op.getMaskBounds())
-    t.causal = llvm::any_of(attn::decodeMaskBounds(*encoded),
-                            [](const attn::KvBound &b) { return b.upper && b.cq > 0; });
+    t.causal = llvm::any_of(attn::groupMaskBounds(attn::decodeMaskBounds(*encoded)),
+                            [](const SmallVector<attn::KvBound, 2> &g) {
+                              return g.front().upper && llvm::any_of(g, [](const attn::KvBound &b) {
+                                       return b.cq > 0;
+                                     });
+                            });
   // Math ops of the score that vary per element (elementInvariant): a per-head slope's exp2
   // (ALiBi) is computed once per block. Those nested in a region op count as per element.
   op.getScore().walk([&](Operation *inner) {

@@ -130,9 +130,10 @@ TileConfig metaattn::chooseTileConfig(int64_t headDim, int64_t valueDim, int64_t
     // 0.99-1.03x), a causal block map 1.02-1.08x, chunks 1.00x, and at D96 (padded to 128)
     // softmax 0.99-1.11x and ALiBi 1.03-1.05x. Not where it was slower: mask-free D128 0.94-1.04x,
     // a soft cap (a tanh per score, bound by the special-function unit) 0.91-0.92x, a bias matrix
-    // read by the score 0.95x, D256 causal 0.98-1.04x. Not where the mask has no causal bound (a
-    // prefix-LM mask ran 1.01x; not timed without one), nor with three consumer warpgroups (D64).
-    // Only warp-specialised kernels take turns (rows of whole 16-byte units for TMA: not D100).
+    // read by the score 0.95x, D256 causal 0.98-1.04x. A prefix-LM mask, whose kv bound is the
+    // wider of the causal one and the prefix's, 1.03-1.06x (forty-fourth session). Not where the
+    // mask has no causal bound (untimed), nor with three consumer warpgroups (D64). Only
+    // warp-specialised kernels take turns (rows of whole 16-byte units for TMA: not D100).
     config.pingpong = schedule.warpSpecialize && tmaRows && overlapped && masked &&
                       traits.shifted && traits.causal && !traits.specialScore &&
                       !traits.scoreKvInputs && !threeConsumers && config.paddedDim == 128 &&

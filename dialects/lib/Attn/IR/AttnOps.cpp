@@ -281,10 +281,16 @@ static LogicalResult verifyMaskBounds(Operation *op, std::optional<ArrayRef<int6
   if (bounds->size() % 5 != 0)
     return op->emitOpError() << "mask_bounds must hold 5 integers per constraint, found "
                              << bounds->size();
-  for (size_t i = 0; i < bounds->size(); i += 5)
-    if ((*bounds)[i] != 0 && (*bounds)[i] != 1)
-      return op->emitOpError() << "mask_bounds constraint kind must be 0 (kv <= e) or "
-                               << "1 (kv >= e), found " << (*bounds)[i];
+  for (size_t i = 0; i < bounds->size(); i += 5) {
+    int64_t kind = (*bounds)[i];
+    if (kind < 0 || kind > 3)
+      return op->emitOpError() << "mask_bounds constraint kind must be 0 (kv <= e), 1 (kv >= e), "
+                               << "2 or 3 (the same, widening the constraint before it), found "
+                               << kind;
+    if (kind >= 2 && (i == 0 || (*bounds)[i - 5] % 2 != kind % 2))
+      return op->emitOpError() << "mask_bounds constraint " << i / 5 << " (kind " << kind
+                               << ") must follow a constraint of the same direction";
+  }
   return success();
 }
 

@@ -676,7 +676,7 @@ func.func @mask_bounds_size(%q: tensor<?x?x4x16xf32>, %k: tensor<?x?x4x16xf32>, 
 // -----
 
 func.func @mask_bounds_kind(%q: tensor<?x?x4x16xf32>, %k: tensor<?x?x4x16xf32>, %v: tensor<?x?x4x16xf32>) {
-  // expected-error @+1 {{mask_bounds constraint kind must be 0 (kv <= e) or 1 (kv >= e), found 2}}
+  // expected-error @+1 {{mask_bounds constraint 1 (kind 2) must follow a constraint of the same direction}}
   %o = attn.attention %q, %k, %v
     score { ^bb0(%s: f32, %b: index, %h: index, %qi: index, %ki: index, %sq: index, %skv: index):
       attn.yield %s : f32 }
@@ -684,7 +684,23 @@ func.func @mask_bounds_kind(%q: tensor<?x?x4x16xf32>, %k: tensor<?x?x4x16xf32>, 
       %t = arith.constant true
       attn.yield %t : i1 }
     normalizer { ^bb0(%s: f32, %b: index, %h: index, %qi: index, %ki: index, %sq: index, %skv: index):
-      attn.normalize %s, %s : f32, f32 } {mask_bounds = array<i64: 0, 1, 0, 0, 0, 2, 1, 0, 0, 0>}
+      attn.normalize %s, %s : f32, f32 } {mask_bounds = array<i64: 1, 1, 0, 0, 0, 2, 1, 0, 0, 0>}
+    : tensor<?x?x4x16xf32>, tensor<?x?x4x16xf32>, tensor<?x?x4x16xf32> -> tensor<?x?x4x16xf32>
+  return
+}
+
+// -----
+
+func.func @mask_bounds_kind_range(%q: tensor<?x?x4x16xf32>, %k: tensor<?x?x4x16xf32>, %v: tensor<?x?x4x16xf32>) {
+  // expected-error @+1 {{mask_bounds constraint kind must be 0 (kv <= e), 1 (kv >= e), 2 or 3 (the same, widening the constraint before it), found 4}}
+  %o = attn.attention %q, %k, %v
+    score { ^bb0(%s: f32, %b: index, %h: index, %qi: index, %ki: index, %sq: index, %skv: index):
+      attn.yield %s : f32 }
+    mask { ^bb0(%b: index, %h: index, %qi: index, %ki: index, %sq: index, %skv: index):
+      %t = arith.constant true
+      attn.yield %t : i1 }
+    normalizer { ^bb0(%s: f32, %b: index, %h: index, %qi: index, %ki: index, %sq: index, %skv: index):
+      attn.normalize %s, %s : f32, f32 } {mask_bounds = array<i64: 4, 1, 0, 0, 0>}
     : tensor<?x?x4x16xf32>, tensor<?x?x4x16xf32>, tensor<?x?x4x16xf32> -> tensor<?x?x4x16xf32>
   return
 }

@@ -14,11 +14,18 @@ namespace metaattn::attn {
 #include "metaattn/Dialect/Attn/Transforms/Passes.h.inc"
 
 /// One affine constraint on kv implied by a mask: kv <= e (upper) or kv >= e (lower), with
-/// e = cq·q + csq·sq + cskv·skv + c.
+/// e = cq·q + csq·sq + cskv·skv + c. A bound with `orPrevious` widens the one before it (of
+/// the same direction) instead of adding a constraint: kv <= max(e_previous, e), or
+/// kv >= min(...), as a disjunction of masks gives (a prefix-LM mask's kv <= max(q, p - 1)).
 struct KvBound {
   bool upper;
   int64_t cq, csq, cskv, c;
+  bool orPrevious = false;
 };
+
+/// Consecutive bounds joined by `orPrevious`: one constraint each, kv <= max (upper) or
+/// kv >= min (lower) of their forms.
+llvm::SmallVector<llvm::SmallVector<KvBound, 2>> groupMaskBounds(llvm::ArrayRef<KvBound> bounds);
 
 /// The result of mask analysis for one mask region.
 struct MaskInfo {
@@ -33,7 +40,8 @@ mlir::LogicalResult checkStreamable(AttentionOp op);
 
 /// Analyses a parallel-family mask region (see attn-mask-analysis).
 MaskInfo analyzeMask(mlir::Region &mask);
-/// Decodes a mask_bounds attribute.
+/// Decodes a mask_bounds attribute (kinds 0 and 1, and 2 and 3 for the same widening the
+/// bound before them: KvBound::orPrevious).
 llvm::SmallVector<KvBound> decodeMaskBounds(llvm::ArrayRef<int64_t> encoded);
 
 } // namespace metaattn::attn

@@ -103,8 +103,9 @@ def Attn_OnlineAttentionOp : Attn_Op<"online_attention",
 
     `reductions` gives the kind of each row accumulator (`sum` or `abs_sum`).
     `mask_bounds` (set by attn-mask-analysis) lists affine constraints implied by the mask, five
-    integers each: `kind` (0: `kv <= e`, 1: `kv >= e`) and the coefficients of
-    `e = c_q·q + c_sq·sq + c_skv·skv + c`. With `mask_exact`, the constraints (and
+    integers each: `kind` (0: `kv <= e`, 1: `kv >= e`; 2 and 3: the same, widening the
+    constraint before it to `kv <= max(e', e)` or `kv >= min(e', e)`, from a disjunction) and
+    the coefficients of `e = c_q·q + c_sq·sq + c_skv·skv + c`. With `mask_exact`, the constraints (and
     `kv < skv`) are the whole mask, so tiles inside every bound need no element-wise mask.
   }];
   let arguments = (ins AnyRankedTensor:$q, AnyRankedTensor:$k, AnyRankedTensor:$v,
