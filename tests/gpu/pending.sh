@@ -168,8 +168,8 @@ fi
 # Masks that are disjunctions, whose kv loops attn-mask-analysis now bounds by the wider side
 # (the forty-fourth session): prefix-LM, a window or global keys, two bands (the row
 # statistic), a bound on one side only; checked at six shapes, memcheck on one; then prefix-LM
-# timed beside our softmax, with and without ping-pong, and with OLD's runner (a build from
-# before the bound) when OLD names one.
+# timed beside our softmax, with (the default since then) and without ping-pong, and with
+# OLD's runner (a build from before the bound) when OLD names one.
 if part disjunct; then
   echo "== disjunctions of masks (tests/lit/Variants/disjunct-masks.mlir, variants/prefix_lm.mlir)"
   mkdir -p "$OUT/disjunct"
@@ -184,7 +184,7 @@ if part disjunct; then
   [[ ${SANITIZE:-1} != 0 ]] && timeout 200 compute-sanitizer --tool memcheck "$BIN/metaattn-run" \
     tests/lit/Variants/disjunct-masks.mlir --device=gpu --batch=1 --seq-q=300 --seq-kv=400 2>&1 |
     grep -E "ERROR SUMMARY|^PASS|^FAIL" | sed 's/^/memcheck: /'
-  cases="softmax|softmax|;prefix_lm|prefix_lm|;prefix_lm pingpong|prefix_lm|--pingpong"
+  cases="softmax|softmax|;prefix_lm|prefix_lm|;prefix_lm no pingpong|prefix_lm|--pingpong=false"
   [[ -n ${OLD:-} ]] && cases+=";prefix_lm before|prefix_lm||$OLD"
   timeout 240 env BIN="$BIN" OUT="$OUT/disjunct" CASES="$cases" \
     bash tests/gpu/variant_options.sh 2>&1 | tail -8
