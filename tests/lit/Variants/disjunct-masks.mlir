@@ -6,7 +6,9 @@
 // @twobands: two bands, kv in [q - 10, q] or in [q - 200, q - 100], D128 (wgmma), the row
 //   statistic (rows past the keys are empty): kv in [min(q - 10, q - 200), max(q, q - 100)];
 // @halfopen: kv <= q or kv >= sq - 8 (the last keys seen by every row): kv has an upper bound
-//   on one side only, so none (the loop runs over every kv tile).
+//   on one side only, so none (the loop runs over every kv tile);
+// @negprefix: not (kv > q + skv - sq and kv >= 40), a prefix-LM mask written through a negation,
+//   D128 GQA 2:1: kv <= max(q + skv - sq, 39), ping-pong by default.
 // RUN: metaattn-run %s --device=cpu --target=sm_90a --batch=2 --seq-q=130 --seq-kv=77 | FileCheck %s
 // RUN: metaattn-run %s --device=cpu --target=sm_90a --batch=1 --seq-q=300 --seq-kv=400 | FileCheck %s
 // RUN: metaattn-run %s --device=cpu --target=sm_90a --batch=1 --seq-q=400 --seq-kv=300 | FileCheck %s
@@ -14,12 +16,15 @@
 // RUN: metaattn-run %s --device=cpu --target=sm_80 --batch=2 --seq-q=257 --seq-kv=193 | FileCheck %s
 // RUN: metaattn-opt %s -attn-mask-analysis | FileCheck %s --check-prefix=BOUNDS
 // RUN: metaattn-opt %s -attn-mask-analysis -attn-online-normalize -convert-attn-to-tile | FileCheck %s --check-prefix=RANGE
+// RUN: metaattn-opt %s --metaattn-lower | FileCheck %s --check-prefix=TURNS
 // CHECK-NOT: FAIL
 // CHECK: PASS winglobal
 // CHECK-NOT: FAIL
 // CHECK: PASS twobands
 // CHECK-NOT: FAIL
 // CHECK: PASS halfopen
+// CHECK-NOT: FAIL
+// CHECK: PASS negprefix
 // BOUNDS-LABEL: func.func @winglobal
 // BOUNDS: mask_bounds = array<i64: 0, 1, -1, 1, 0, 2, 0, 0, 0, 15>
 // BOUNDS-NOT: mask_exact
@@ -27,6 +32,8 @@
 // BOUNDS: mask_bounds = array<i64: 0, 1, 0, 0, 0, 2, 1, 0, 0, -100, 1, 1, 0, 0, -10, 3, 1, 0, 0, -200>
 // BOUNDS-LABEL: func.func @halfopen
 // BOUNDS: mask_bounds = array<i64>
+// BOUNDS-LABEL: func.func @negprefix
+// BOUNDS: mask_bounds = array<i64: 0, 1, -1, 1, 0, 2, 0, 0, 0, 39>
 // The kv loop of @winglobal ends at the last tile holding key max(q_last + skv - sq, 15).
 // RANGE-LABEL: tile.kernel @winglobal
 // RANGE: %[[C15:.*]] = arith.constant 15 : index
@@ -35,6 +42,9 @@
 // RANGE-NEXT: %[[END:.*]] = arith.addi %[[WIDEST]], %[[ONE]] : index
 // RANGE-NEXT: %[[KVEND:.*]] = arith.minsi %{{.*}}, %[[END]] : index
 // RANGE: arith.ceildivsi %[[KVEND]]
+// TURNS-LABEL: tile.kernel @negprefix(
+// TURNS-SAME: tile.pingpong
+// TURNS: tile.warpgroup_turn "start"
 
 func.func @winglobal(%q: tensor<?x?x4x64xbf16>, %k: tensor<?x?x2x64xbf16>, %v: tensor<?x?x2x64xbf16>) -> tensor<?x?x4x64xbf16> {
   %o = attn.attention %q, %k, %v score {
@@ -122,4 +132,32 @@ func.func @halfopen(%q: tensor<?x?x2x32xbf16>, %k: tensor<?x?x2x32xbf16>, %v: te
     attn.normalize %2, %3 : f32, f32
   } : tensor<?x?x2x32xbf16>, tensor<?x?x2x32xbf16>, tensor<?x?x2x32xbf16> -> tensor<?x?x2x32xbf16>
   return %o : tensor<?x?x2x32xbf16>
+}
+
+func.func @negprefix(%q: tensor<?x?x4x128xbf16>, %k: tensor<?x?x2x128xbf16>, %v: tensor<?x?x2x128xbf16>) -> tensor<?x?x4x128xbf16> {
+  %o = attn.attention %q, %k, %v score {
+  ^bb0(%s: f32, %b: index, %h: index, %qi: index, %ki: index, %sq: index, %skv: index):
+    %c = arith.constant 0.0883883461 : f32
+    %0 = arith.mulf %s, %c : f32
+    attn.yield %0 : f32
+  } mask {
+  ^bb0(%b: index, %h: index, %qi: index, %ki: index, %sq: index, %skv: index):
+    %off = arith.subi %skv, %sq : index
+    %diag = arith.addi %qi, %off : index
+    %after = arith.cmpi sgt, %ki, %diag : index
+    %c40 = arith.constant 40 : index
+    %late = arith.cmpi sge, %ki, %c40 : index
+    %hidden = arith.andi %after, %late : i1
+    %t = arith.constant true
+    %m = arith.xori %hidden, %t : i1
+    attn.yield %m : i1
+  } normalizer {
+  ^bb0(%s: f32, %b: index, %h: index, %qi: index, %ki: index, %sq: index, %skv: index):
+    %0 = attn.row_reduce max %s : f32
+    %1 = arith.subf %s, %0 : f32
+    %2 = math.exp %1 : f32
+    %3 = attn.row_reduce sum %2 : f32
+    attn.normalize %2, %3 : f32, f32
+  } : tensor<?x?x4x128xbf16>, tensor<?x?x2x128xbf16>, tensor<?x?x2x128xbf16> -> tensor<?x?x4x128xbf16>
+  return %o : tensor<?x?x4x128xbf16>
 }

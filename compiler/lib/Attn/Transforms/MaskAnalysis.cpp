@@ -86,8 +86,9 @@ std::optional<Affine> getAffine(Value value, Block &block) {
   return std::nullopt;
 }
 
-/// Adds the bound of one comparison conjunct; returns false when it gives no exact bound.
-bool addComparison(arith::CmpIOp cmp, Block &block, MaskInfo &info) {
+/// Adds the bound of one comparison conjunct (of its negation when `negated`); returns false
+/// when it gives no exact bound.
+bool addComparison(arith::CmpIOp cmp, Block &block, MaskInfo &info, bool negated) {
   auto lhs = getAffine(cmp.getLhs(), block);
   auto rhs = getAffine(cmp.getRhs(), block);
   if (!lhs || !rhs)
@@ -95,7 +96,10 @@ bool addComparison(arith::CmpIOp cmp, Block &block, MaskInfo &info) {
   // Bring every predicate to the form `form <= 0`.
   Affine diff = *lhs + rhs->scaled(-1);
   Affine form;
-  switch (cmp.getPredicate()) {
+  arith::CmpIPredicate predicate = cmp.getPredicate();
+  if (negated)
+    predicate = arith::invertPredicate(predicate);
+  switch (predicate) {
   case arith::CmpIPredicate::sle:
     form = diff;
     break;
@@ -133,7 +137,7 @@ bool addComparison(arith::CmpIOp cmp, Block &block, MaskInfo &info) {
   return true;
 }
 
-bool collect(Value cond, Block &block, MaskInfo &info);
+bool collect(Value cond, Block &block, MaskInfo &info, bool negated = false);
 
 /// One constraint of `bounds` in direction `upper` (a group of alternatives), for the union
 /// of two masks: any of a mask's constraints bounds it (the others only narrow it further),
@@ -153,12 +157,12 @@ SmallVector<KvBound, 2> pickGroup(ArrayRef<KvBound> bounds, bool upper) {
   return picked;
 }
 
-/// The bounds of `lhs || rhs`: in each direction where both masks have one, kv lies within
-/// the wider of the two; never exact.
-void collectUnion(Value lhs, Value rhs, Block &block, MaskInfo &info) {
+/// The bounds of `lhs || rhs` (of `!lhs || !rhs` when `negated`): in each direction where both
+/// masks have one, kv lies within the wider of the two; never exact.
+void collectUnion(Value lhs, Value rhs, Block &block, MaskInfo &info, bool negated) {
   MaskInfo left, right;
-  collect(lhs, block, left);
-  collect(rhs, block, right);
+  collect(lhs, block, left, negated);
+  collect(rhs, block, right, negated);
   for (bool upper : {true, false}) {
     SmallVector<KvBound, 2> a = pickGroup(left.bounds, upper);
     SmallVector<KvBound, 2> b = pickGroup(right.bounds, upper);
@@ -172,21 +176,38 @@ void collectUnion(Value lhs, Value rhs, Block &block, MaskInfo &info) {
   }
 }
 
-/// Walks a conjunction; returns false when some conjunct is not an exact affine bound.
-bool collect(Value cond, Block &block, MaskInfo &info) {
-  if (matchPattern(cond, m_One()))
+/// Walks a conjunction (of the negation of `cond` when `negated`, through De Morgan's laws and
+/// `xori` with true); returns false when some conjunct is not an exact affine bound.
+bool collect(Value cond, Block &block, MaskInfo &info, bool negated) {
+  if (matchPattern(cond, negated ? m_Zero() : m_One()))
     return true;
   if (auto andOp = cond.getDefiningOp<arith::AndIOp>()) {
-    bool lhsExact = collect(andOp.getLhs(), block, info);
-    bool rhsExact = collect(andOp.getRhs(), block, info);
+    if (negated) {
+      collectUnion(andOp.getLhs(), andOp.getRhs(), block, info, negated);
+      return false;
+    }
+    bool lhsExact = collect(andOp.getLhs(), block, info, negated);
+    bool rhsExact = collect(andOp.getRhs(), block, info, negated);
     return lhsExact && rhsExact;
   }
   if (auto orOp = cond.getDefiningOp<arith::OrIOp>()) {
-    collectUnion(orOp.getLhs(), orOp.getRhs(), block, info);
+    if (negated) {
+      bool lhsExact = collect(orOp.getLhs(), block, info, negated);
+      bool rhsExact = collect(orOp.getRhs(), block, info, negated);
+      return lhsExact && rhsExact;
+    }
+    collectUnion(orOp.getLhs(), orOp.getRhs(), block, info, negated);
+    return false;
+  }
+  if (auto xorOp = cond.getDefiningOp<arith::XOrIOp>()) {
+    for (auto [operand, other] :
+         {std::pair(xorOp.getLhs(), xorOp.getRhs()), std::pair(xorOp.getRhs(), xorOp.getLhs())})
+      if (matchPattern(other, m_One()))
+        return collect(operand, block, info, !negated);
     return false;
   }
   if (auto cmp = cond.getDefiningOp<arith::CmpIOp>())
-    return addComparison(cmp, block, info);
+    return addComparison(cmp, block, info, negated);
   return false;
 }
 
