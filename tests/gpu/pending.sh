@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # GPU work in parts, each under a time limit (the default parts together under the device
 # tool's 10 minutes; "model" alone takes most of one call). Logs go into one archive; the
-# tables are printed last. Left after the forty-third session (which ran jit, plans, combos,
-# autotune and grid on H100s): the default, "jit variants" on a fresh H200 (its cold compile
-# with background plans; the custom-variant table with the widened ping-pong default), then
-# PARTS=grid on the H200.
+# tables are printed last. Left after the forty-fourth session (which ran jit, variants,
+# disjunct and sweep on H100s; the calls after those lost their machines): the default,
+# "disjunct variants" (the prefix-LM kernels as the tile model now gives them, ping-pong
+# included, checked and timed; the custom-variant table with them), ideally on the H200; then
+# PARTS=jit and PARTS=grid on the H200, where neither has run since the thirtieth session.
 #
-# PARTS picks parts (default "jit variants"):
+# PARTS picks parts (default "disjunct variants"):
 # "autotune": tests/gpu/autotune_pingpong.sh (softcap D128, softmax and ALiBi D64: --autotune
 #   with ping-pong as a candidate, the tuned kernels checked and timed beside the defaults;
 #   AUTOTUNE_S limits it, 250 s);
@@ -67,7 +68,7 @@ OUT=${OUT:-/tmp/metaattn-pending}
 mkdir -p "$OUT"
 export METAATTN_CACHE_DIR=${METAATTN_CACHE_DIR:-/tmp/metaattn-cache}
 nvidia-smi -L | head -1 || { echo "no GPU"; exit 1; }
-PARTS=" ${PARTS:-jit variants} "
+PARTS=" ${PARTS:-disjunct variants} "
 part() { [[ $PARTS == *" $1 "* ]]; }
 mkdir -p "$OUT/pp"
 touch "$OUT/combo.txt" "$OUT/mono.txt" "$OUT/limits.txt" "$OUT/variants.txt" "$OUT/stages.txt" \

@@ -6,7 +6,7 @@ just past a tile, persistent / long-keys / sm_80 / gfx90a tilings, options turne
 
 Each case prints a variant with `metaattn-variant` and runs it with `metaattn-run
 --device=cpu` (or `--device=gpu` with --device gpu: the kernels NVRTC compiles for the GPU,
-gfx90a tilings left out, and lengths up to 1025 drawn as well, past several kv tiles and the
+gfx90a tilings left out (AMD tilings), and lengths up to 1025 drawn as well, past several kv tiles and the
 long-keys plans' bound); a FAIL, a crash, a timeout or a missing PASS line is reported with
 its command and its module kept in --out. A variant the builder rejects (a differential
 attention with the row statistic) is counted, not failed. fp16 recurrences run at most 128
@@ -65,7 +65,7 @@ def draw(rng, device="cpu"):
     run = [f"--batch={rng.choice([1, 2])}", f"--seq-q={seq_q}", f"--seq-kv={seq_kv}"]
     run += rng.sample(OPTIONS, rng.choice([0, 1, 2]))
     if device == "gpu":
-        # An AMD tiling cannot run on an NVIDIA GPU (metaattn-run refuses it).
+        # An AMD tiling (gfx90a) is for the CPU tile executor here, not an NVIDIA GPU.
         run = [o for o in run if o != "--target=gfx90a"]
     return args, run
 
