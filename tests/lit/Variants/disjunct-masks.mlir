@@ -8,7 +8,9 @@
 // @halfopen: kv <= q or kv >= sq - 8 (the last keys seen by every row): kv has an upper bound
 //   on one side only, so none (the loop runs over every kv tile);
 // @negprefix: not (kv > q + skv - sq and kv >= 40), a prefix-LM mask written through a negation,
-//   D128 GQA 2:1: kv <= max(q + skv - sq, 39), ping-pong by default.
+//   D128 GQA 2:1: kv <= max(q + skv - sq, 39), ping-pong by default;
+// @docglobal: a causal document mask or one of the first 8 keys, D128 GQA 2:1, the row
+//   statistic: the kept-tile walk within kv <= max(q + skv - sq, 7).
 // RUN: metaattn-run %s --device=cpu --target=sm_90a --batch=2 --seq-q=130 --seq-kv=77 | FileCheck %s
 // RUN: metaattn-run %s --device=cpu --target=sm_90a --batch=1 --seq-q=300 --seq-kv=400 | FileCheck %s
 // RUN: metaattn-run %s --device=cpu --target=sm_90a --batch=1 --seq-q=400 --seq-kv=300 | FileCheck %s
@@ -25,6 +27,8 @@
 // CHECK: PASS halfopen
 // CHECK-NOT: FAIL
 // CHECK: PASS negprefix
+// CHECK-NOT: FAIL
+// CHECK: PASS docglobal
 // BOUNDS-LABEL: func.func @winglobal
 // BOUNDS: mask_bounds = array<i64: 0, 1, -1, 1, 0, 2, 0, 0, 0, 15>
 // BOUNDS-NOT: mask_exact
@@ -34,6 +38,8 @@
 // BOUNDS: mask_bounds = array<i64>
 // BOUNDS-LABEL: func.func @negprefix
 // BOUNDS: mask_bounds = array<i64: 0, 1, -1, 1, 0, 2, 0, 0, 0, 39>
+// BOUNDS-LABEL: func.func @docglobal
+// BOUNDS: mask_bounds = array<i64: 0, 1, -1, 1, 0, 2, 0, 0, 0, 7>
 // The kv loop of @winglobal ends at the last tile holding key max(q_last + skv - sq, 15).
 // RANGE-LABEL: tile.kernel @winglobal
 // RANGE: %[[C15:.*]] = arith.constant 15 : index
@@ -160,4 +166,34 @@ func.func @negprefix(%q: tensor<?x?x4x128xbf16>, %k: tensor<?x?x2x128xbf16>, %v:
     attn.normalize %2, %3 : f32, f32
   } : tensor<?x?x4x128xbf16>, tensor<?x?x2x128xbf16>, tensor<?x?x2x128xbf16> -> tensor<?x?x4x128xbf16>
   return %o : tensor<?x?x4x128xbf16>
+}
+
+func.func @docglobal(%q: tensor<?x?x4x128xbf16>, %k: tensor<?x?x2x128xbf16>, %v: tensor<?x?x2x128xbf16>, %dq: tensor<?x?xi32>, %dk: tensor<?x?xi32>) -> (tensor<?x?x4x128xbf16>, tensor<?x4x?xf32>) {
+  %o, %l = attn.attention %q, %k, %v inputs(%dq, %dk : tensor<?x?xi32>, tensor<?x?xi32>) score {
+  ^bb0(%s: f32, %b: index, %h: index, %qi: index, %ki: index, %sq: index, %skv: index, %a: i32, %c: i32):
+    %cst = arith.constant 0.0883883461 : f32
+    %0 = arith.mulf %s, %cst : f32
+    attn.yield %0 : f32
+  } mask {
+  ^bb0(%b: index, %h: index, %qi: index, %ki: index, %sq: index, %skv: index, %a: i32, %c: i32):
+    %0 = arith.index_cast %a : i32 to index
+    %1 = arith.index_cast %c : i32 to index
+    %same = arith.cmpi eq, %0, %1 : index
+    %3 = arith.subi %skv, %sq : index
+    %4 = arith.addi %qi, %3 : index
+    %causal = arith.cmpi sle, %ki, %4 : index
+    %doc = arith.andi %same, %causal : i1
+    %g = arith.constant 8 : index
+    %global = arith.cmpi slt, %ki, %g : index
+    %m = arith.ori %doc, %global : i1
+    attn.yield %m : i1
+  } normalizer {
+  ^bb0(%s: f32, %b: index, %h: index, %qi: index, %ki: index, %sq: index, %skv: index, %a: i32, %c: i32):
+    %0 = attn.row_reduce max %s : f32
+    %1 = arith.subf %s, %0 : f32
+    %2 = math.exp %1 : f32
+    %3 = attn.row_reduce sum %2 : f32
+    attn.normalize %2, %3 : f32, f32
+  } {input_dims = ["b,q", "b,kv"]} : tensor<?x?x4x128xbf16>, tensor<?x?x2x128xbf16>, tensor<?x?x2x128xbf16> -> tensor<?x?x4x128xbf16>, tensor<?x4x?xf32>
+  return %o, %l : tensor<?x?x4x128xbf16>, tensor<?x4x?xf32>
 }
