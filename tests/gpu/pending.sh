@@ -36,6 +36,9 @@
 # "grid": the softmax grid alone (benchmarks/bench_suite.py --only grid; GRID_S limits it, 330 s;
 #   with "variants" one call's worth on the H200);
 # "variants": the custom-variant table (benchmarks/bench_variants.py);
+# "order": the relative-bias matrix with blocks batch-fastest and its rows prefetched, checked
+#   at six shapes, memcheck, timed with and without the prefetch (OLD=<dir> adds a runner
+#   from before both);
 # "disjunct": masks that are disjunctions (prefix-LM and others; their kv loops bounded by the
 #   wider side) checked at six shapes, memcheck, then prefix-LM timed beside our softmax
 #   (OLD=<dir with an earlier metaattn-run> adds it as a case);
@@ -185,9 +188,44 @@ if part disjunct; then
   [[ ${SANITIZE:-1} != 0 ]] && timeout 200 compute-sanitizer --tool memcheck "$BIN/metaattn-run" \
     tests/lit/Variants/disjunct-masks.mlir --device=gpu --batch=1 --seq-q=300 --seq-kv=400 2>&1 |
     grep -E "ERROR SUMMARY|^PASS|^FAIL" | sed 's/^/memcheck: /'
+  # The D128 prefix-LM kernel the tile model now runs ping-pong (variant_options.sh's).
+  "$BIN/metaattn-variant" prefix_lm --heads=16 --dim=128 --causal --name=f \
+    > "$OUT/disjunct/prefix_lm.mlir"
+  [[ ${SANITIZE:-1} != 0 ]] && for tool in racecheck synccheck; do
+    r=$(timeout 100 compute-sanitizer --tool $tool "$BIN/metaattn-run" \
+      "$OUT/disjunct/prefix_lm.mlir" --device=gpu --batch=1 --seq-q=300 --seq-kv=400 2>&1 |
+      grep -E 'SUMMARY|^PASS|^FAIL' | tr '\n' ' ')
+    echo "$tool prefix_lm D128 300x400: ${r:-no result}"
+  done
   cases="softmax|softmax|;prefix_lm|prefix_lm|;prefix_lm no pingpong|prefix_lm|--pingpong=false"
   [[ -n ${OLD:-} ]] && cases+=";prefix_lm before|prefix_lm||$OLD"
   timeout 240 env BIN="$BIN" OUT="$OUT/disjunct" CASES="$cases" \
+    bash tests/gpu/variant_options.sh 2>&1 | tail -8
+fi
+# Blocks renumbered batch-fastest where an input has no batch axis (the relative-bias matrix)
+# and its rows prefetched into L1 behind the score gemm (tile-prefetch-element-reads): checked
+# at six shapes (GQA and the row statistic in a second file), memcheck, then timed beside our
+# softmax, without the prefetch, and beside a runner from before both (OLD=<dir>).
+if part order; then
+  echo "== batch-shared inputs: blocks batch-fastest (relative_bias)"
+  mkdir -p "$OUT/order"
+  "$BIN/metaattn-variant" relative_bias --heads=6 --kv-heads=2 --dim=96 --causal --lse --name=f \
+    > "$OUT/order/rb_gqa.mlir"
+  for f in frontend/variants/relative_bias.mlir "$OUT/order/rb_gqa.mlir"; do
+    for shape in 1:1:1 3:130:77 2:300:400 5:400:300 2:1025:1025 3:77:2000; do
+      IFS=':' read -r nb sq skv <<< "$shape"
+      r=$(timeout 120 "$BIN/metaattn-run" "$f" --device=gpu --batch="$nb" --seq-q="$sq" \
+        --seq-kv="$skv" 2>&1 | grep -E '^PASS|^FAIL|rror' | tr '\n' ' ')
+      echo "$(basename "$f") B$nb ${sq}x$skv: ${r:-no result}"
+    done
+  done
+  [[ ${SANITIZE:-1} != 0 ]] && timeout 200 compute-sanitizer --tool memcheck "$BIN/metaattn-run" \
+    frontend/variants/relative_bias.mlir --device=gpu --batch=3 --seq-q=300 --seq-kv=400 2>&1 |
+    grep -E "ERROR SUMMARY|^PASS|^FAIL" | sed 's/^/memcheck: /'
+  cases="softmax|softmax|;relative_bias|relative_bias|"
+  cases+=";relative_bias no prefetch|relative_bias|--prefetch-reads=0"
+  [[ -n ${OLD:-} ]] && cases+=";relative_bias before|relative_bias||$OLD"
+  timeout 240 env BIN="$BIN" OUT="$OUT/order" CASES="$cases" CHECK=relative \
     bash tests/gpu/variant_options.sh 2>&1 | tail -8
 fi
 # Random library variants, head dims, lengths (to 1025) and pipeline options on the GPU, each

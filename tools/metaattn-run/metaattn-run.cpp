@@ -254,6 +254,13 @@ static cl::opt<bool> axisReadsOpt(
              "once per row or column (default true)"),
     cl::init(true));
 
+static cl::opt<bool> prefetchReadsOpt(
+    cl::cat(runCategory), "prefetch-reads",
+    cl::desc("the rows of a custom input the score loop reads element by element (a bias "
+             "matrix) are prefetched into L1 right after the async score gemm is issued "
+             "(default true)"),
+    cl::init(true));
+
 static cl::opt<bool> fuseCombineOpt(
     cl::cat(runCategory), "fuse-combine",
     cl::desc("an attn.combine right after the attention that makes one of its values runs in "
@@ -368,6 +375,7 @@ static int runMain(int argc, char **argv) {
   options.pipeline.backgroundPlans = backgroundPlansOpt;
   options.pipeline.groupGuards = groupGuardsOpt;
   options.pipeline.axisReads = axisReadsOpt;
+  options.pipeline.prefetchReads = prefetchReadsOpt;
   options.pipeline.idBounds = idBoundsOpt;
   options.pipeline.keptTiles = keptTilesOpt;
   options.pipeline.kvTileBounds = kvTileBoundsOpt;

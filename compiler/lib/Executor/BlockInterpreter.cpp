@@ -333,6 +333,7 @@ LogicalResult BlockInterpreter::runOp(Operation &op) {
       .Case<tile::StageOp>([&](auto o) { return runStage(o); })
       .Case<tile::CopyOp>([&](auto o) { return runCopy(o); })
       .Case<tile::ReadOp>([&](auto o) { return runRead(o); })
+      .Case<tile::PrefetchOp>([&](auto) { return success(); }) // a cache hint
       .Case<tile::ReadBoundsOp>([&](auto o) { return runReadBounds(o); })
       .Case<tile::WriteOp>([&](auto o) { return runWrite(o); })
       .Case<tile::FillOp>([&](auto o) { return runFill(o); })

@@ -90,6 +90,8 @@ void metaattn::buildAttnToTilePipeline(OpPassManager &pm, const PipelineOptions 
     kernels.addPass(tile::createTilePrefetchBounds());
   if (options.axisReads)
     kernels.addPass(tile::createTileHoistAxisReads());
+  if (options.prefetchReads)
+    kernels.addPass(tile::createTilePrefetchElementReads());
   if (options.splitIndexCasts)
     kernels.addPass(tile::createTileSplitIndexCasts());
   kernels.addPass(createCanonicalizerPass());
@@ -134,6 +136,8 @@ std::string metaattn::tuningArch(llvm::StringRef target, const PipelineOptions &
     arch += "+no-split-index-casts";
   if (options.prefetchBounds)
     arch += "+prefetch-bounds";
+  if (!options.prefetchReads)
+    arch += "+no-prefetch-reads";
   if (options.skipLoads)
     arch += "+skip-loads";
   if (options.chunkKernels == PipelineOptions::ChunkKernels::fused)
@@ -242,6 +246,11 @@ struct LowerPipelineOptions : public PassPipelineOptions<LowerPipelineOptions> {
                          llvm::cl::desc("reads of inputs that vary along one axis of an element "
                                         "loop go through row or column vectors (default true)"),
                          llvm::cl::init(true)};
+  Option<bool> prefetchReads{*this, "prefetch-reads",
+                             llvm::cl::desc("the rows of a matrix input the score loop reads "
+                                            "are prefetched into L1 right after the score gemm "
+                                            "(default true)"),
+                             llvm::cl::init(true)};
   Option<bool> fuseCombine{*this, "fuse-combine",
                            llvm::cl::desc("an attn.combine runs in the epilogue of the "
                                           "attention right before it (default true)"),
@@ -318,6 +327,7 @@ void metaattn::registerMetaAttnPipelines() {
         options.stagedOutput = cl.stagedOutput;
         options.groupGuards = cl.groupGuards;
         options.axisReads = cl.axisReads;
+        options.prefetchReads = cl.prefetchReads;
         options.idBounds = cl.idBounds;
         options.keptTiles = cl.keptTiles;
         options.kvTileBounds = cl.kvTileBounds;

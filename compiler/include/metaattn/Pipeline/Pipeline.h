@@ -149,6 +149,10 @@ struct PipelineOptions {
   /// query or key ids) are read once per row or column of the thread's elements into a
   /// register vector (tile-hoist-axis-reads).
   bool axisReads = true;
+  /// The rows of a custom input the score loop reads element by element (a bias matrix) are
+  /// prefetched into L1 right after the async score gemm is issued
+  /// (tile-prefetch-element-reads): the loads behind the gemm's wait then find them there.
+  bool prefetchReads = true;
   /// Tiles are classified by the bounds of custom inputs with a plain q or kv axis (a document
   /// mask's ids): skipped where the query and key ids cannot meet, unmasked where they are
   /// one document (tile.read_bounds).

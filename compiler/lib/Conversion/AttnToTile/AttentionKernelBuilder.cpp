@@ -77,6 +77,30 @@ private:
     return axes;
   }
 
+  /// Whether a custom input over query or key positions has no batch axis (a bias matrix
+  /// shared by the batch): the blocks that read the same part of it then run side by side.
+  bool sharedAcrossBatch() {
+    for (ArrayRef<attn::InputAxis> dims : inputAxes())
+      if (!attn::hasInputDim(dims, InputDim::B) &&
+          (attn::hasInputDim(dims, InputDim::Q) || attn::hasInputDim(dims, InputDim::KV)))
+        return true;
+    return false;
+  }
+
+  /// Renumbers the blocks so that the batch varies fastest, then the query tile, then the
+  /// head: the blocks in flight at once (about one head's query tiles for every batch entry)
+  /// read a batch-shared input's rows while they are in L2, where the launch order (query
+  /// tiles, heads, then batch) reads it from memory once per batch entry. The extents come
+  /// from the tensors, so a persistent kernel's tile coordinates are renumbered alike.
+  void batchFastest(Value &blockX, Value qTiles) {
+    Value batches = b.create<DimOp>(loc, b.getIndexType(), qParam, 0);
+    Value linear = add(blockX, mul(qTiles, add(head, mul(batch, idx(heads)))));
+    batch = b.create<arith::RemUIOp>(loc, linear, batches);
+    Value rest = b.create<arith::DivUIOp>(loc, linear, batches);
+    blockX = b.create<arith::RemUIOp>(loc, rest, qTiles);
+    head = b.create<arith::DivUIOp>(loc, rest, qTiles);
+  }
+
   /// Custom input i's scalar at (b, h, q, kv); 0 for an input over kv when `kv` is null.
   Value readInput(unsigned i, ArrayRef<attn::InputAxis> dims, Value q, Value kv) {
     Type elt = cast<RankedTensorType>(op.getInputs()[i].getType()).getElementType();
@@ -851,10 +875,12 @@ FailureOr<KernelOp> KernelBuilder::build(StringRef name) {
   Value blockX = b.create<BlockIdOp>(loc, b.getIndexType(), 0);
   head = b.create<BlockIdOp>(loc, b.getIndexType(), 1);
   batch = b.create<BlockIdOp>(loc, b.getIndexType(), 2);
-  kvHead = b.create<arith::DivUIOp>(loc, head, idx(heads / kvHeads));
   seqQ = b.create<DimOp>(loc, b.getIndexType(), qParam, 1);
   seqKv = b.create<DimOp>(loc, b.getIndexType(), kParam, 1);
   Value qTiles = b.create<arith::CeilDivSIOp>(loc, seqQ, idx(cfg.blockM));
+  if (sharedAcrossBatch())
+    batchFastest(blockX, qTiles);
+  kvHead = b.create<arith::DivUIOp>(loc, head, idx(heads / kvHeads));
   Value qTile = b.create<arith::SubIOp>(loc, add(qTiles, idx(-1)), blockX);
   q0 = mul(qTile, idx(cfg.blockM));
   qLast = add(minI(add(q0, idx(cfg.blockM)), seqQ), idx(-1));

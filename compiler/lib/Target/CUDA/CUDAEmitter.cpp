@@ -687,6 +687,19 @@ LogicalResult Printer::printTileOp(Operation *op) {
     printArgs();
     return success();
   }
+  if (auto prefetch = dyn_cast<PrefetchOp>(op)) {
+    FailureOr<std::string> type =
+        scalarType(cast<GlobalTensorType>(prefetch.getTensor().getType()).getElementType());
+    if (failed(type))
+      return op->emitOpError() << "unsupported element type";
+    prefetches = true;
+    line() << "metaattn_prefetch<" << *type << ", " << prefetch.getLevel() << ">("
+           << name(prefetch.getTensor()) << ", {";
+    llvm::interleaveComma(prefetch.getIndices(), os,
+                          [&](Value v) { os << "(long long)" << name(v); });
+    os << "});  // tile.prefetch\n";
+    return success();
+  }
   if (auto write = dyn_cast<WriteOp>(op)) {
     FailureOr<std::string> type = scalarType(write.getValue().getType());
     if (failed(type))
@@ -931,6 +944,20 @@ FailureOr<EmittedKernel> metaattn::emitCuda(KernelOp kernel) {
      << "    offset += d == R - 1 ? i[d] : i[d] * t.strides[d];\n"
      << "  }\n"
      << "  return in ? static_cast<const T*>(t.data)[offset] : T{};\n}\n";
+  if (printer.prefetches)
+    // tile.prefetch: the line of an element inside the tensor's sizes, into L1 or L2.
+    os << "template <class T, int Level, int R>\n"
+       << "[[maybe_unused]] static __device__ __forceinline__ void metaattn_prefetch(\n"
+       << "    const metaattn::dev::TensorRef<R>& t, const long long (&i)[R]) {\n"
+       << "  long long offset = 0;\n"
+       << "#pragma unroll\n"
+       << "  for (int d = 0; d < R; ++d) {\n"
+       << "    if ((unsigned long long)i[d] >= (unsigned long long)t.sizes[d]) return;\n"
+       << "    offset += d == R - 1 ? i[d] : i[d] * t.strides[d];\n"
+       << "  }\n"
+       << "  const T* p = static_cast<const T*>(t.data) + offset;\n"
+       << "  if (Level == 1) asm volatile(\"prefetch.global.L1 [%0];\" :: \"l\"(p));\n"
+       << "  else asm volatile(\"prefetch.global.L2 [%0];\" :: \"l\"(p));\n}\n";
   if (printer.writesScalars)
     // tile.write: nothing outside the tensor's sizes.
     os << "template <class T, int R>\n"

@@ -51,6 +51,8 @@ public:
   bool readsBoundsLane = false;
   /// Whether the body has a tile.write (metaattn_write is printed only then).
   bool writesScalars = false;
+  /// Whether a tile.prefetch was printed (its helper goes into the preamble).
+  bool prefetches = false;
   /// Shared buffers start at multiples of this (1024 when wgmma or TMA access them: the
   /// 128-byte swizzle repeats every 1024 bytes and is computed from the address).
   int64_t sharedAlignment() const { return wgmma || tma ? 1024 : 128; }

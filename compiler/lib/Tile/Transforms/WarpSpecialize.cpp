@@ -119,7 +119,9 @@ bool extendSlice(ArrayRef<Value> values, Block &body, llvm::SetVector<Operation 
       llvm::SetVector<Value> above;
       getUsedValuesDefinedAbove(def->getRegions(), above);
       llvm::append_range(worklist, above);
-    } else if (!isPure(def) || def->getNumRegions() != 0) {
+    } else if (!isMemoryEffectFree(def) || def->getNumRegions() != 0) {
+      // Not isPure: a top-level op runs on every path of the kernel, so the producer's copy
+      // speculates nothing (a division by a tensor's extent, as a block renumbering has).
       return false;
     }
     added.insert(def);

@@ -207,6 +207,13 @@ LogicalResult ReadOp::verify() {
   return verifyElementAccess(*this, getTensor(), getIndices(), getResult().getType(), "result");
 }
 
+LogicalResult PrefetchOp::verify() {
+  auto type = cast<GlobalTensorType>(getTensor().getType());
+  if (static_cast<int64_t>(getIndices().size()) != type.getRank())
+    return emitOpError() << "needs " << type.getRank() << " indices, found " << getIndices().size();
+  return success();
+}
+
 LogicalResult WriteOp::verify() {
   return verifyElementAccess(*this, getTensor(), getIndices(), getValue().getType(), "value");
 }

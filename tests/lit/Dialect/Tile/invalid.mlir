@@ -545,3 +545,19 @@ func.func @index_parts_not_induction(%i: index) {
   }
   return
 }
+
+// -----
+
+func.func @prefetch_indices(%t: !tile.tensor<?x?xf32>, %i: index) {
+  // expected-error @+1 {{needs 2 indices, found 1}}
+  tile.prefetch %t[%i] {level = 1 : i64} : !tile.tensor<?x?xf32>
+  return
+}
+
+// -----
+
+func.func @prefetch_level(%t: !tile.tensor<?xf32>, %i: index) {
+  // expected-error @+1 {{attribute 'level' failed to satisfy constraint}}
+  tile.prefetch %t[%i] {level = 3 : i64} : !tile.tensor<?xf32>
+  return
+}

@@ -196,6 +196,20 @@ def Tile_ReadOp : Tile_Op<"read"> {
   let hasVerifier = 1;
 }
 
+def Tile_PrefetchOp : Tile_Op<"prefetch"> {
+  let summary = "Start bringing the cache line of one element of a global tensor closer";
+  let description = [{
+    `tile.prefetch %t[%i, %j] {level = 1}` asks the memory system to move the cache line that
+    holds `%t[%i, %j]` into the L1 cache (`level = 2`: the L2 cache) and returns at once; a
+    later `tile.read` of that line then waits less. A hint only: it changes no value, and an
+    element outside the tensor's sizes prefetches nothing. The CPU tile executor ignores it.
+  }];
+  let arguments = (ins Tile_Global:$tensor, Variadic<Index>:$indices,
+                       ConfinedAttr<I64Attr, [IntMinValue<1>, IntMaxValue<2>]>:$level);
+  let assemblyFormat = "$tensor `[` $indices `]` attr-dict `:` type($tensor)";
+  let hasVerifier = 1;
+}
+
 def Tile_ReadBoundsOp : Tile_Op<"read_bounds", [AllTypesMatch<["min", "max"]>]> {
   let summary = "Smallest and largest value of an integer tensor over a range of one axis";
   let description = [{
