@@ -430,6 +430,19 @@ LogicalResult Printer::printStridedParallel(ParallelOp op) {
   return success();
 }
 
+/// The body of the device helpers that access one element of a TensorRef `t` at indices `i`:
+/// `offset` is the element's offset, and an index outside the tensor's sizes runs `exit`.
+static std::string elementOffset(llvm::StringRef exit) {
+  return "  long long offset = 0;\n"
+         "#pragma unroll\n"
+         "  for (int d = 0; d < R; ++d) {\n"
+         "    if ((unsigned long long)i[d] >= (unsigned long long)t.sizes[d]) " +
+         exit.str() +
+         "\n"
+         "    offset += d == R - 1 ? i[d] : i[d] * t.strides[d];\n"
+         "  }\n";
+}
+
 /// Whether `read` runs once per block tile rather than in a loop over kv tiles: outside every
 /// loop of its kernel (a combine kernel, an attention's epilogue), or in a persistent kernel
 /// inside only its walk over tiles.
@@ -921,12 +934,7 @@ FailureOr<EmittedKernel> metaattn::emitCuda(KernelOp kernel) {
      << "template <class T, int R>\n"
      << "[[maybe_unused]] static __device__ __forceinline__ T metaattn_read(\n"
      << "    const metaattn::dev::TensorRef<R>& t, const long long (&i)[R]) {\n"
-     << "  long long offset = 0;\n"
-     << "#pragma unroll\n"
-     << "  for (int d = 0; d < R; ++d) {\n"
-     << "    if ((unsigned long long)i[d] >= (unsigned long long)t.sizes[d]) return T{};\n"
-     << "    offset += d == R - 1 ? i[d] : i[d] * t.strides[d];\n"
-     << "  }\n"
+     << elementOffset("return T{};")
      << "  return static_cast<const T*>(t.data)[offset];\n}\n"
      // The same without an early return, for reads made once per block tile (a combine
      // kernel, an attention's combine epilogue): a predicated load lets ptxas issue a tile's
@@ -949,13 +957,7 @@ FailureOr<EmittedKernel> metaattn::emitCuda(KernelOp kernel) {
     os << "template <class T, int Level, int R>\n"
        << "[[maybe_unused]] static __device__ __forceinline__ void metaattn_prefetch(\n"
        << "    const metaattn::dev::TensorRef<R>& t, const long long (&i)[R]) {\n"
-       << "  long long offset = 0;\n"
-       << "#pragma unroll\n"
-       << "  for (int d = 0; d < R; ++d) {\n"
-       << "    if ((unsigned long long)i[d] >= (unsigned long long)t.sizes[d]) return;\n"
-       << "    offset += d == R - 1 ? i[d] : i[d] * t.strides[d];\n"
-       << "  }\n"
-       << "  const T* p = static_cast<const T*>(t.data) + offset;\n"
+       << elementOffset("return;") << "  const T* p = static_cast<const T*>(t.data) + offset;\n"
        << "  if (Level == 1) asm volatile(\"prefetch.global.L1 [%0];\" :: \"l\"(p));\n"
        << "  else asm volatile(\"prefetch.global.L2 [%0];\" :: \"l\"(p));\n}\n";
   if (printer.writesScalars)
@@ -963,13 +965,7 @@ FailureOr<EmittedKernel> metaattn::emitCuda(KernelOp kernel) {
     os << "template <class T, int R>\n"
        << "[[maybe_unused]] static __device__ __forceinline__ void metaattn_write(\n"
        << "    const metaattn::dev::TensorRef<R>& t, const long long (&i)[R], T v) {\n"
-       << "  long long offset = 0;\n"
-       << "#pragma unroll\n"
-       << "  for (int d = 0; d < R; ++d) {\n"
-       << "    if ((unsigned long long)i[d] >= (unsigned long long)t.sizes[d]) return;\n"
-       << "    offset += d == R - 1 ? i[d] : i[d] * t.strides[d];\n"
-       << "  }\n"
-       << "  static_cast<T*>(t.data)[offset] = v;\n}\n";
+       << elementOffset("return;") << "  static_cast<T*>(t.data)[offset] = v;\n}\n";
   if (printer.readsBounds || printer.readsBoundsLean)
     os << "template <class T>\n"
        << "[[maybe_unused]] static __device__ __forceinline__ void metaattn_warp_bounds(T& lo, "

@@ -27,41 +27,12 @@ using namespace metaattn::tile;
 
 namespace {
 
-/// Clones the computation of `value` (pure ops inside the loop) in front of the builder's
-/// insertion point, with the loop's induction variable `axis` mapped to `index`.
-Value cloneChain(Value value, ParallelOp par, IRMapping &map, OpBuilder &b) {
-  if (!par->isAncestor(value.getParentRegion()->getParentOp()))
-    return value;
-  if (Value mapped = map.lookupOrNull(value))
-    return mapped;
-  Operation *op = value.getDefiningOp();
-  for (Value operand : op->getOperands())
-    cloneChain(operand, par, map, b);
-  return b.clone(*op, map)->getResult(0);
-}
-
 /// Whether `a` computed in loop `pa` from its induction variable `argA` and `b` computed in
 /// loop `pb` from its variable `argB` are the same function of them and of the values
 /// defined above both loops.
 bool sameIndex(Value a, ParallelOp pa, unsigned argA, Value b, ParallelOp pb, unsigned argB) {
-  bool aAbove = !pa->isAncestor(a.getParentRegion()->getParentOp());
-  bool bAbove = !pb->isAncestor(b.getParentRegion()->getParentOp());
-  if (aAbove || bAbove)
-    return aAbove && bAbove && a == b;
-  auto blockArgA = dyn_cast<BlockArgument>(a), blockArgB = dyn_cast<BlockArgument>(b);
-  if (blockArgA || blockArgB)
-    return blockArgA && blockArgB && blockArgA.getOwner() == &pa.getBody().front() &&
-           blockArgB.getOwner() == &pb.getBody().front() && blockArgA.getArgNumber() == argA &&
-           blockArgB.getArgNumber() == argB;
-  Operation *opA = a.getDefiningOp(), *opB = b.getDefiningOp();
-  if (opA->getName() != opB->getName() || opA->getAttrDictionary() != opB->getAttrDictionary() ||
-      opA->getResultTypes() != opB->getResultTypes() ||
-      opA->getNumOperands() != opB->getNumOperands())
-    return false;
-  for (auto [x, y] : llvm::zip(opA->getOperands(), opB->getOperands()))
-    if (!sameIndex(x, pa, argA, y, pb, argB))
-      return false;
-  return true;
+  return sameParallelValue(a, pa, b, pb,
+                           [&](unsigned i, unsigned j) { return i == argA && j == argB; });
 }
 
 /// The layout of the rank-2 fragment that gives the loop its thread mapping, if mma.
@@ -199,7 +170,7 @@ struct TileHoistAxisReadsPass
     for (Vector &v : fresh) {
       SmallVector<Value> indices;
       for (Value index : v.read.getIndices())
-        indices.push_back(cloneChain(index, par, map, inner));
+        indices.push_back(cloneParallelChain(index, par, map, inner));
       auto read = inner.create<ReadOp>(loc, v.read.getType(), v.read.getTensor(), indices);
       inner.create<memref::StoreOp>(loc, read.getResult(), v.buffer, body.getArgument(0));
       // From now on the vector is known by its fill (the element loop's read goes away).
@@ -230,6 +201,40 @@ struct TileHoistAxisReadsPass
 };
 
 } // namespace
+
+Value metaattn::tile::cloneParallelChain(Value value, ParallelOp par, IRMapping &map,
+                                         OpBuilder &b) {
+  if (!par->isAncestor(value.getParentRegion()->getParentOp()))
+    return value;
+  if (Value mapped = map.lookupOrNull(value))
+    return mapped;
+  Operation *op = value.getDefiningOp();
+  for (Value operand : op->getOperands())
+    cloneParallelChain(operand, par, map, b);
+  return b.clone(*op, map)->getResult(0);
+}
+
+bool metaattn::tile::sameParallelValue(Value a, ParallelOp pa, Value b, ParallelOp pb,
+                                       llvm::function_ref<bool(unsigned, unsigned)> sameArg) {
+  bool aAbove = !pa->isAncestor(a.getParentRegion()->getParentOp());
+  bool bAbove = !pb->isAncestor(b.getParentRegion()->getParentOp());
+  if (aAbove || bAbove)
+    return aAbove && bAbove && a == b;
+  auto argA = dyn_cast<BlockArgument>(a), argB = dyn_cast<BlockArgument>(b);
+  if (argA || argB)
+    return argA && argB && argA.getOwner() == &pa.getBody().front() &&
+           argB.getOwner() == &pb.getBody().front() &&
+           sameArg(argA.getArgNumber(), argB.getArgNumber());
+  Operation *opA = a.getDefiningOp(), *opB = b.getDefiningOp();
+  if (opA->getName() != opB->getName() || opA->getAttrDictionary() != opB->getAttrDictionary() ||
+      opA->getResultTypes() != opB->getResultTypes() ||
+      opA->getNumOperands() != opB->getNumOperands())
+    return false;
+  for (auto [x, y] : llvm::zip(opA->getOperands(), opB->getOperands()))
+    if (!sameParallelValue(x, pa, y, pb, sameArg))
+      return false;
+  return true;
+}
 
 std::optional<unsigned> metaattn::tile::parallelAxes(Value value, ParallelOp par,
                                                      llvm::DenseMap<Value, unsigned> &memo) {

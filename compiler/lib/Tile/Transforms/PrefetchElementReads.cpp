@@ -31,29 +31,6 @@ namespace {
 /// Bytes of a cache line: one prefetch per line of a row.
 constexpr int64_t kLineBytes = 128;
 
-/// Whether `a` computed in loop `pa` and `b` computed in loop `pb` are the same function of
-/// their loops' induction variables (variable i of one standing for variable i of the other)
-/// and of the values defined above both.
-bool sameElement(Value a, ParallelOp pa, Value b, ParallelOp pb) {
-  bool aAbove = !pa->isAncestor(a.getParentRegion()->getParentOp());
-  bool bAbove = !pb->isAncestor(b.getParentRegion()->getParentOp());
-  if (aAbove || bAbove)
-    return aAbove && bAbove && a == b;
-  auto argA = dyn_cast<BlockArgument>(a), argB = dyn_cast<BlockArgument>(b);
-  if (argA || argB)
-    return argA && argB && argA.getOwner() == &pa.getBody().front() &&
-           argB.getOwner() == &pb.getBody().front() && argA.getArgNumber() == argB.getArgNumber();
-  Operation *opA = a.getDefiningOp(), *opB = b.getDefiningOp();
-  if (opA->getName() != opB->getName() || opA->getAttrDictionary() != opB->getAttrDictionary() ||
-      opA->getResultTypes() != opB->getResultTypes() ||
-      opA->getNumOperands() != opB->getNumOperands())
-    return false;
-  for (auto [x, y] : llvm::zip(opA->getOperands(), opB->getOperands()))
-    if (!sameElement(x, pa, y, pb))
-      return false;
-  return true;
-}
-
 /// The async gemm that writes `scores` and comes before `par` in the same iteration: in
 /// `par`'s block or in a block of an enclosing `scf.if` (not across a loop's iterations).
 GemmOp scoreGemmBefore(ParallelOp par, Value scores) {
@@ -86,19 +63,6 @@ bool availableAfter(ReadOp read, ParallelOp par, GemmOp gemm, DominanceInfo &dom
       return false;
   }
   return true;
-}
-
-/// Clones the computation of `value` (pure ops inside `par`) at the builder's insertion
-/// point, with `map` giving `par`'s induction variables their new values.
-Value cloneChain(Value value, ParallelOp par, IRMapping &map, OpBuilder &b) {
-  if (!par->isAncestor(value.getParentRegion()->getParentOp()))
-    return value;
-  if (Value mapped = map.lookupOrNull(value))
-    return mapped;
-  Operation *op = value.getDefiningOp();
-  for (Value operand : op->getOperands())
-    cloneChain(operand, par, map, b);
-  return b.clone(*op, map)->getResult(0);
 }
 
 /// A read whose rows' lines are prefetched after a score gemm (in the loop it was found in).
@@ -140,7 +104,8 @@ struct TilePrefetchElementReadsPass
           ReadOp other = p.read;
           return p.gemm == gemm && other.getTensor() == read.getTensor() &&
                  llvm::all_of(llvm::zip(other.getIndices(), read.getIndices()), [&](auto xy) {
-                   return sameElement(std::get<0>(xy), p.loop, std::get<1>(xy), par);
+                   return sameParallelValue(std::get<0>(xy), p.loop, std::get<1>(xy), par,
+                                            std::equal_to<unsigned>());
                  });
         });
         if (seen)
@@ -195,7 +160,7 @@ struct TilePrefetchElementReadsPass
     map.map(from.getArgument(1), column);
     SmallVector<Value> indices;
     for (Value index : read.getIndices())
-      indices.push_back(cloneChain(index, par, map, inner));
+      indices.push_back(cloneParallelChain(index, par, map, inner));
     inner.create<PrefetchOp>(loc, read.getTensor(), indices, /*level=*/1);
   }
 };

@@ -3,6 +3,8 @@
 #define METAATTN_DIALECT_TILE_TRANSFORMS_PASSES_H
 
 #include "metaattn/Dialect/Tile/IR/TileOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/Pass/Pass.h"
 
 #include <optional>
@@ -33,6 +35,18 @@ GemmWaitOp issueAsyncThenWait(llvm::ArrayRef<GemmOp> gemms, mlir::Operation *aft
 /// loop (an op with effects or regions, a block argument of a nested region, a fragment load).
 std::optional<unsigned> parallelAxes(mlir::Value value, ParallelOp par,
                                      llvm::DenseMap<mlir::Value, unsigned> &memo);
+
+/// Clones the computation of `value` (pure ops inside `par`) at the builder's insertion point,
+/// with `map` giving `par`'s induction variables their new values; a value defined above
+/// `par` is returned as it is.
+mlir::Value cloneParallelChain(mlir::Value value, ParallelOp par, mlir::IRMapping &map,
+                               mlir::OpBuilder &b);
+
+/// Whether `a` computed in loop `pa` and `b` computed in loop `pb` are the same function of the
+/// values defined above both loops and of the loops' induction variables, where variable i of
+/// `pa` may stand for variable j of `pb` when `sameArg(i, j)`.
+bool sameParallelValue(mlir::Value a, ParallelOp pa, mlir::Value b, ParallelOp pb,
+                       llvm::function_ref<bool(unsigned, unsigned)> sameArg);
 
 } // namespace metaattn::tile
 
