@@ -8,7 +8,7 @@
 // are not prefetched.
 // CHECK-LABEL: tile.kernel @bias
 // CHECK: tile.gemm %{{.*}}, %{{.*}}, %[[S:.*]] {async, tile.wgmma, transpose_b}
-// CHECK-NEXT: tile.parallel (%[[R:.*]], %[[L:.*]]) in [64, 3] {
+// CHECK-NEXT: tile.parallel (%[[L:.*]], %[[R:.*]]) in [3, 64] {
 // CHECK-NEXT: %[[C32:.*]] = arith.constant 32 : index
 // CHECK-NEXT: %[[LC:.*]] = arith.muli %[[L]], %[[C32]]
 // CHECK-NEXT: %[[C47:.*]] = arith.constant 47 : index
@@ -28,7 +28,7 @@
 // CUDA: asm volatile("prefetch.global.L1 [%0];" :: "l"(p));
 // CUDA: __launch_bounds__(128) bias(
 // CUDA: metaattn::dev::wg::gemmSS<{{.*}}>
-// CUDA-NEXT: // tile.parallel [64, 3] over shared buffers: indices spread over the threads
+// CUDA-NEXT: // tile.parallel [3, 64] over shared buffers: indices spread over the threads
 // CUDA: metaattn_prefetch<float, 1>(
 // CUDA: metaattn::dev::wg::waitGemms<0>
 tile.kernel @bias(%q: !tile.tensor<?x?xbf16>, %bias: !tile.tensor<4x?x?xf32>, %t: !tile.tensor<4x?x?xf32>, %rowb: !tile.tensor<?xf32>, %o: !tile.tensor<?xf32>) attributes {grid = array<i64: -1, 0, 1, -1, 0, 1, -1, 0, 1>, threads = 128 : i64, tile.outputs = array<i64: 4>} {

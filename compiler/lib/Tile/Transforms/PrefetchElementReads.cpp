@@ -134,10 +134,11 @@ struct TilePrefetchElementReadsPass
     return true;
   }
 
-  /// Right after `gemm`: a loop over the rows of `par` and the cache lines of each row's
-  /// columns that prefetches each line into L1 (the columns 0, L, 2L, ... and the last one,
-  /// L elements to a line: a row that starts inside a line ends in the line after its last
-  /// multiple of L).
+  /// Right after `gemm`: a loop over the cache lines of a row's columns and the rows of `par`
+  /// that prefetches each line into L1 (the columns 0, L, 2L, ... and the last one, L
+  /// elements to a line: a row that starts inside a line ends in the line after its last
+  /// multiple of L). Rows vary fastest, so the threads split the loop by shifts (rows are a
+  /// power of two), not by divisions by the line count.
   static void prefetchRows(ReadOp read, ParallelOp par, GemmOp gemm) {
     Location loc = read.getLoc();
     int64_t rows = par.getShape()[0], cols = par.getShape()[1];
@@ -147,16 +148,16 @@ struct TilePrefetchElementReadsPass
     int64_t lines = (cols + perLine - 1) / perLine + (cols > 1 ? 1 : 0);
     OpBuilder b(gemm->getContext());
     b.setInsertionPointAfter(gemm);
-    auto loop = b.create<ParallelOp>(loc, ArrayRef<int64_t>{rows, lines});
+    auto loop = b.create<ParallelOp>(loc, ArrayRef<int64_t>{lines, rows});
     Block &body = loop.getBody().front();
     OpBuilder inner(body.getTerminator());
-    Value line = inner.create<arith::MulIOp>(loc, body.getArgument(1),
+    Value line = inner.create<arith::MulIOp>(loc, body.getArgument(0),
                                              inner.create<arith::ConstantIndexOp>(loc, perLine));
     Value column = inner.create<arith::MinSIOp>(
         loc, line, inner.create<arith::ConstantIndexOp>(loc, cols - 1));
     Block &from = par.getBody().front();
     IRMapping map;
-    map.map(from.getArgument(0), body.getArgument(0));
+    map.map(from.getArgument(0), body.getArgument(1));
     map.map(from.getArgument(1), column);
     SmallVector<Value> indices;
     for (Value index : read.getIndices())

@@ -296,7 +296,7 @@ def TilePrefetchElementReads : Pass<"tile-prefetch-element-reads", "::metaattn::
 
     Before: `tile.gemm %q, %k, %s {async}; ...; tile.gemm_wait 0, %s;
     tile.parallel (%i, %j) in [128, 128] { %x = tile.read %bias[%h, %q0 + %i, %k0 + %j] }`.
-    After: `tile.gemm %q, %k, %s {async}; tile.parallel (%r, %l) in [128, 5] {
+    After: `tile.gemm %q, %k, %s {async}; tile.parallel (%l, %r) in [5, 128] {
     tile.prefetch %bias[%h, %q0 + %r, %k0 + min(32 * %l, 127)] {level = 1} }; ...` and the
     element loop as before.
   }];
