@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # GPU work in parts, each under a time limit (the default parts together under the device
 # tool's 10 minutes; "model" alone takes most of one call). Logs go into one archive; the
-# tables are printed last. Left after the forty-fourth session (which ran jit, variants,
-# disjunct and sweep on H100s; the calls after those lost their machines): the default,
-# "disjunct variants" (the prefix-LM kernels as the tile model now gives them, ping-pong
-# included, checked and timed; the custom-variant table with them), ideally on the H200; then
+# tables are printed last. Left after the forty-fifth session (no machine was lent to it): the
+# default, "order disjunct" (the relative-bias matrix with its blocks batch-fastest and its
+# rows prefetched, checked and timed with and without the prefetch and, with OLD=<dir>, beside
+# a runner from before both; the disjunctions' checks and the prefix-LM ping-pong kernel's
+# racecheck/synccheck; with DISJUNCT_TIME=0 the prefix-LM timing, done in the forty-fourth
+# session, is skipped), then "variants" (the custom-variant table with this build), then
 # PARTS=jit and PARTS=grid on the H200, where neither has run since the thirtieth session.
 #
-# PARTS picks parts (default "disjunct variants"):
+# PARTS picks parts (default "order disjunct"):
 # "autotune": tests/gpu/autotune_pingpong.sh (softcap D128, softmax and ALiBi D64: --autotune
 #   with ping-pong as a candidate, the tuned kernels checked and timed beside the defaults;
 #   AUTOTUNE_S limits it, 250 s);
@@ -72,7 +74,7 @@ OUT=${OUT:-/tmp/metaattn-pending}
 mkdir -p "$OUT"
 export METAATTN_CACHE_DIR=${METAATTN_CACHE_DIR:-/tmp/metaattn-cache}
 nvidia-smi -L | head -1 || { echo "no GPU"; exit 1; }
-PARTS=" ${PARTS:-disjunct variants} "
+PARTS=" ${PARTS:-order disjunct} "
 part() { [[ $PARTS == *" $1 "* ]]; }
 mkdir -p "$OUT/pp"
 touch "$OUT/combo.txt" "$OUT/mono.txt" "$OUT/limits.txt" "$OUT/variants.txt" "$OUT/stages.txt" \
