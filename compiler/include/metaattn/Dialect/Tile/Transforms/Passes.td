@@ -287,18 +287,18 @@ def TilePrefetchElementReads : Pass<"tile-prefetch-element-reads", "::metaattn::
     in the same iteration (in the loop's block or a block of an enclosing `scf.if`), a
     `tile.read` of a kernel input (not in `tile.outputs`) whose last index depends on the
     column variable alone and whose other indices do not depend on it (a row of a bias
-    matrix along the keys) gets a 2-D `tile.parallel` right after the gemm over the loop's
-    rows and the cache lines of a row: `tile.prefetch {level = 1}` of columns 0, L, 2L, ...
-    and the last column (L elements to a 128-byte line). The read stays; it then finds its
+    matrix along the keys) gets a 1-D `tile.parallel` over the loop's rows right after the
+    gemm: `tile.prefetch {level = 1}` of the row's columns 0, L, 2L, ... and its last column
+    (L elements to a 128-byte line), a row to a thread. The read stays; it then finds its
     line in L1 instead of waiting for L2 or memory behind the gemm's wait. Identical reads
     after the same gemm (the masked and the unmasked branch of the score loop) are
     prefetched once. A read whose indices need a value not available at the gemm is left.
 
     Before: `tile.gemm %q, %k, %s {async}; ...; tile.gemm_wait 0, %s;
     tile.parallel (%i, %j) in [128, 128] { %x = tile.read %bias[%h, %q0 + %i, %k0 + %j] }`.
-    After: `tile.gemm %q, %k, %s {async}; tile.parallel (%l, %r) in [5, 128] {
-    tile.prefetch %bias[%h, %q0 + %r, %k0 + min(32 * %l, 127)] {level = 1} }; ...` and the
-    element loop as before.
+    After: `tile.gemm %q, %k, %s {async}; tile.parallel (%r) in [128] {
+    tile.prefetch %bias[%h, %q0 + %r, %k0] {level = 1}; ... %k0 + 32 ...; ... %k0 + 127 ... };
+    ...` and the element loop as before.
   }];
 }
 
