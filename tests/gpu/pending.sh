@@ -76,6 +76,20 @@ export METAATTN_CACHE_DIR=${METAATTN_CACHE_DIR:-/tmp/metaattn-cache}
 nvidia-smi -L | head -1 || { echo "no GPU"; exit 1; }
 PARTS=" ${PARTS:-order disjunct} "
 part() { [[ $PARTS == *" $1 "* ]]; }
+# check_shapes "B:Sq:Skv ..." file...: every function of each file against the oracle on the GPU
+# at each shape, a line per file and shape.
+check_shapes() {
+  local shapes=$1 f shape nb sq skv r
+  shift
+  for f in "$@"; do
+    for shape in $shapes; do
+      IFS=':' read -r nb sq skv <<< "$shape"
+      r=$(timeout 120 "$BIN/metaattn-run" "$f" --device=gpu --batch="$nb" --seq-q="$sq" \
+        --seq-kv="$skv" 2>&1 | grep -E '^PASS|^FAIL|rror' | tr '\n' ' ')
+      echo "$(basename "$f") B$nb ${sq}x$skv: ${r:-no result}"
+    done
+  done
+}
 mkdir -p "$OUT/pp"
 touch "$OUT/combo.txt" "$OUT/mono.txt" "$OUT/limits.txt" "$OUT/variants.txt" "$OUT/stages.txt" \
   "$OUT/d64.txt" "$OUT/casts.txt" "$OUT/pingpong.txt" "$OUT/model.txt"
@@ -180,14 +194,8 @@ fi
 if part disjunct; then
   echo "== disjunctions of masks (tests/lit/Variants/disjunct-masks.mlir, variants/prefix_lm.mlir)"
   mkdir -p "$OUT/disjunct"
-  for f in tests/lit/Variants/disjunct-masks.mlir frontend/variants/prefix_lm.mlir; do
-    for shape in 1:1:1 2:130:77 1:300:400 1:400:300 2:1025:1025 1:77:2000; do
-      IFS=':' read -r nb sq skv <<< "$shape"
-      r=$(timeout 120 "$BIN/metaattn-run" "$f" --device=gpu --batch="$nb" --seq-q="$sq" \
-        --seq-kv="$skv" 2>&1 | grep -E '^PASS|^FAIL|rror' | tr '\n' ' ')
-      echo "$(basename "$f") B$nb ${sq}x$skv: ${r:-no result}"
-    done
-  done
+  check_shapes "1:1:1 2:130:77 1:300:400 1:400:300 2:1025:1025 1:77:2000" \
+    tests/lit/Variants/disjunct-masks.mlir frontend/variants/prefix_lm.mlir
   [[ ${SANITIZE:-1} != 0 ]] && timeout 200 compute-sanitizer --tool memcheck "$BIN/metaattn-run" \
     tests/lit/Variants/disjunct-masks.mlir --device=gpu --batch=1 --seq-q=300 --seq-kv=400 2>&1 |
     grep -E "ERROR SUMMARY|^PASS|^FAIL" | sed 's/^/memcheck: /'
@@ -214,14 +222,8 @@ if part order; then
   mkdir -p "$OUT/order"
   "$BIN/metaattn-variant" relative_bias --heads=6 --kv-heads=2 --dim=96 --causal --lse --name=f \
     > "$OUT/order/rb_gqa.mlir"
-  for f in frontend/variants/relative_bias.mlir "$OUT/order/rb_gqa.mlir"; do
-    for shape in 1:1:1 3:130:77 2:300:400 5:400:300 2:1025:1025 3:77:2000; do
-      IFS=':' read -r nb sq skv <<< "$shape"
-      r=$(timeout 120 "$BIN/metaattn-run" "$f" --device=gpu --batch="$nb" --seq-q="$sq" \
-        --seq-kv="$skv" 2>&1 | grep -E '^PASS|^FAIL|rror' | tr '\n' ' ')
-      echo "$(basename "$f") B$nb ${sq}x$skv: ${r:-no result}"
-    done
-  done
+  check_shapes "1:1:1 3:130:77 2:300:400 5:400:300 2:1025:1025 3:77:2000" \
+    frontend/variants/relative_bias.mlir "$OUT/order/rb_gqa.mlir"
   [[ ${SANITIZE:-1} != 0 ]] && timeout 200 compute-sanitizer --tool memcheck "$BIN/metaattn-run" \
     frontend/variants/relative_bias.mlir --device=gpu --batch=3 --seq-q=300 --seq-kv=400 2>&1 |
     grep -E "ERROR SUMMARY|^PASS|^FAIL" | sed 's/^/memcheck: /'
