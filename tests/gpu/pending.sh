@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
 # GPU work in parts, each under a time limit (the default parts together under the device
 # tool's 10 minutes; "model" alone takes most of one call). Logs go into one archive; the
-# tables are printed last. Left after the forty-fifth session (no machine was lent to it): the
-# default, "order disjunct" (the relative-bias matrix with its blocks batch-fastest and its
-# rows prefetched, checked and timed with and without the prefetch and, with OLD=<dir>, beside
-# a runner from before both; the disjunctions' checks and the prefix-LM ping-pong kernel's
-# racecheck/synccheck; with DISJUNCT_TIME=0 the prefix-LM timing, done in the forty-fourth
-# session, is skipped), then "variants" (the custom-variant table with this build), then
-# PARTS=jit and PARTS=grid on the H200, where neither has run since the thirtieth session.
+# tables are printed last. Left after the forty-sixth session: the default, "stage" (the
+# relative-bias matrix staged through shared memory by each consumer warpgroup, checked,
+# sanitised and timed with and without the staging), then "variants" (the custom-variant
+# table with this build), then PARTS=jit and PARTS=grid on the H200, where neither has run
+# since the thirtieth session.
 #
-# PARTS picks parts (default "order disjunct"):
+# PARTS picks parts (default "stage"):
+# "stage": the bias matrix staged through shared memory (tile-stage-element-reads) checked at
+#   six shapes, memcheck, racecheck/synccheck, timed with and without it (OLD=<dir> adds an
+#   earlier runner);
 # "autotune": tests/gpu/autotune_pingpong.sh (softcap D128, softmax and ALiBi D64: --autotune
 #   with ping-pong as a candidate, the tuned kernels checked and timed beside the defaults;
 #   AUTOTUNE_S limits it, 250 s);
@@ -74,7 +75,7 @@ OUT=${OUT:-/tmp/metaattn-pending}
 mkdir -p "$OUT"
 export METAATTN_CACHE_DIR=${METAATTN_CACHE_DIR:-/tmp/metaattn-cache}
 nvidia-smi -L | head -1 || { echo "no GPU"; exit 1; }
-PARTS=" ${PARTS:-order disjunct} "
+PARTS=" ${PARTS:-stage} "
 part() { [[ $PARTS == *" $1 "* ]]; }
 # check_shapes "B:Sq:Skv ..." file...: every function of each file against the oracle on the GPU
 # at each shape, a line per file and shape.
@@ -231,6 +232,36 @@ if part order; then
   cases+=";relative_bias no prefetch|relative_bias|--prefetch-reads=0"
   [[ -n ${OLD:-} ]] && cases+=";relative_bias before|relative_bias||$OLD"
   timeout 240 env BIN="$BIN" OUT="$OUT/order" CASES="$cases" CHECK="no prefetch" \
+    bash tests/gpu/variant_options.sh 2>&1 | tail -8
+fi
+# A bias matrix staged through shared memory by each consumer warpgroup while the score gemm
+# runs (tile-stage-element-reads; forty-sixth session): checked at six shapes (GQA, the row
+# statistic and D96 in a second file; sigmoid.mlir's full [B, H, Sq, Skv] bias), memcheck,
+# racecheck and synccheck on the D128 kernel, then timed beside our softmax and without the
+# staging (OLD=<dir> adds a runner from before it).
+if part stage; then
+  echo "== a bias matrix staged through shared memory (relative_bias, sigmoid.mlir)"
+  mkdir -p "$OUT/stage"
+  "$BIN/metaattn-variant" relative_bias --heads=6 --kv-heads=2 --dim=96 --causal --lse --name=f \
+    > "$OUT/stage/rb_gqa.mlir"
+  "$BIN/metaattn-variant" relative_bias --heads=16 --dim=128 --causal --name=f \
+    > "$OUT/stage/rb128.mlir"
+  check_shapes "1:1:1 3:130:77 2:300:400 5:400:300 2:1025:1025 3:77:2000" \
+    frontend/variants/relative_bias.mlir "$OUT/stage/rb_gqa.mlir" frontend/variants/sigmoid.mlir
+  check_shapes "1:1:1 2:130:77 1:1025:1025 1:77:2000" "$OUT/stage/rb128.mlir"
+  [[ ${SANITIZE:-1} != 0 ]] && timeout 200 compute-sanitizer --tool memcheck "$BIN/metaattn-run" \
+    frontend/variants/relative_bias.mlir --device=gpu --batch=3 --seq-q=300 --seq-kv=400 2>&1 |
+    grep -E "ERROR SUMMARY|^PASS|^FAIL" | sed 's/^/memcheck: /'
+  [[ ${SANITIZE:-1} != 0 ]] && for tool in racecheck synccheck; do
+    r=$(timeout 100 compute-sanitizer --tool $tool "$BIN/metaattn-run" "$OUT/stage/rb128.mlir" \
+      --device=gpu --batch=2 --seq-q=300 --seq-kv=400 2>&1 | grep -E 'SUMMARY|^PASS|^FAIL' |
+      tr '\n' ' ')
+    echo "$tool relative_bias D128 B2 300x400: ${r:-no result}"
+  done
+  cases="softmax|softmax|;relative_bias|relative_bias|"
+  cases+=";relative_bias unstaged|relative_bias|--stage-reads=0"
+  [[ -n ${OLD:-} ]] && cases+=";relative_bias before|relative_bias||$OLD"
+  timeout 240 env BIN="$BIN" OUT="$OUT/stage" CASES="$cases" CHECK="relative_bias" \
     bash tests/gpu/variant_options.sh 2>&1 | tail -8
 fi
 # Random library variants, head dims, lengths (to 1025) and pipeline options on the GPU, each

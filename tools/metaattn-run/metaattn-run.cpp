@@ -258,7 +258,14 @@ static cl::opt<bool> prefetchReadsOpt(
     cl::cat(runCategory), "prefetch-reads",
     cl::desc("the rows of a custom input the score loop reads element by element (a bias "
              "matrix) are prefetched into L1 right after the async score gemm is issued "
-             "(default true)"),
+             "(default false)"),
+    cl::init(false));
+
+static cl::opt<bool> stageReadsOpt(
+    cl::cat(runCategory), "stage-reads",
+    cl::desc("a window of a custom input the score loop of a warp-specialised kernel reads "
+             "element by element (a bias matrix) is copied into shared memory while the "
+             "score gemm runs (default true)"),
     cl::init(true));
 
 static cl::opt<bool> fuseCombineOpt(
@@ -376,6 +383,7 @@ static int runMain(int argc, char **argv) {
   options.pipeline.groupGuards = groupGuardsOpt;
   options.pipeline.axisReads = axisReadsOpt;
   options.pipeline.prefetchReads = prefetchReadsOpt;
+  options.pipeline.stageReads = stageReadsOpt;
   options.pipeline.idBounds = idBoundsOpt;
   options.pipeline.keptTiles = keptTilesOpt;
   options.pipeline.kvTileBounds = kvTileBoundsOpt;

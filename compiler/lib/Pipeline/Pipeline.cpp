@@ -90,6 +90,13 @@ void metaattn::buildAttnToTilePipeline(OpPassManager &pm, const PipelineOptions 
     kernels.addPass(tile::createTilePrefetchBounds());
   if (options.axisReads)
     kernels.addPass(tile::createTileHoistAxisReads());
+  if (options.stageReads && options.warpSpecialize) {
+    std::optional<TargetDesc> desc = TargetDesc::get(target);
+    tile::TileStageElementReadsOptions stage;
+    if (desc)
+      stage.sharedBytes = desc->sharedBytesPerBlock;
+    kernels.addPass(tile::createTileStageElementReads(stage));
+  }
   if (options.prefetchReads)
     kernels.addPass(tile::createTilePrefetchElementReads());
   if (options.splitIndexCasts)
@@ -136,8 +143,10 @@ std::string metaattn::tuningArch(llvm::StringRef target, const PipelineOptions &
     arch += "+no-split-index-casts";
   if (options.prefetchBounds)
     arch += "+prefetch-bounds";
-  if (!options.prefetchReads)
-    arch += "+no-prefetch-reads";
+  if (options.prefetchReads)
+    arch += "+prefetch-reads";
+  if (!options.stageReads)
+    arch += "+no-stage-reads";
   if (options.skipLoads)
     arch += "+skip-loads";
   if (options.chunkKernels == PipelineOptions::ChunkKernels::fused)
@@ -249,8 +258,13 @@ struct LowerPipelineOptions : public PassPipelineOptions<LowerPipelineOptions> {
   Option<bool> prefetchReads{*this, "prefetch-reads",
                              llvm::cl::desc("the rows of a matrix input the score loop reads "
                                             "are prefetched into L1 right after the score gemm "
-                                            "(default true)"),
-                             llvm::cl::init(true)};
+                                            "(default false)"),
+                             llvm::cl::init(false)};
+  Option<bool> stageReads{*this, "stage-reads",
+                          llvm::cl::desc("a window of a matrix input the score loop reads is "
+                                         "copied into shared memory while the score gemm runs "
+                                         "(default true)"),
+                          llvm::cl::init(true)};
   Option<bool> fuseCombine{*this, "fuse-combine",
                            llvm::cl::desc("an attn.combine runs in the epilogue of the "
                                           "attention right before it (default true)"),
@@ -328,6 +342,7 @@ void metaattn::registerMetaAttnPipelines() {
         options.groupGuards = cl.groupGuards;
         options.axisReads = cl.axisReads;
         options.prefetchReads = cl.prefetchReads;
+        options.stageReads = cl.stageReads;
         options.idBounds = cl.idBounds;
         options.keptTiles = cl.keptTiles;
         options.kvTileBounds = cl.kvTileBounds;

@@ -38,44 +38,48 @@ METAATTN_DEV void barrier() { __syncthreads(); }
 
 namespace detail {
 
-template <bool Async, int NThreads, class T, int Rows, int Cols, int R>
+/// Copies rows [rowBegin, rowBegin + CopyRows) of the Rows x Cols window into the same rows
+/// of `dst`, `tid` (0 .. NThreads - 1) naming the calling thread among the NThreads that
+/// share the copy.
+template <bool Async, int NThreads, int CopyRows, class T, int Rows, int Cols, int R>
 METAATTN_DEV void loadTileImpl(SmemTile<T, Rows, Cols, 1> dst, const TensorRef<R>& src,
-                               const long long (&origin)[R], int rowDim, int colDim) {
+                               const long long (&origin)[R], int rowDim, int colDim, int rowBegin,
+                               int tid) {
   using Tile = SmemTile<T, Rows, Cols, 1>;
   static_assert(NThreads > 0 && NThreads % 32 == 0,
                 "loadTile: NThreads must be a positive multiple of 32 (whole warps)");
+  static_assert(CopyRows > 0 && CopyRows <= Rows, "loadTile: CopyRows must be 1..Rows");
   constexpr int CE = Tile::kChunkElems;
   constexpr int kChunks = Tile::kChunks;
-  constexpr int kTotal = Rows * kChunks;
+  constexpr int kTotal = CopyRows * kChunks;
   constexpr int kIters = (kTotal + NThreads - 1) / NThreads;
   constexpr bool kRowAligned = NThreads % kChunks == 0; // chunk column fixed per thread
 
   bool othersIn;
   const long long off = dev::detail::originOffset(src, origin, rowDim, colDim, othersIn);
-  const T* base = static_cast<const T*>(src.data) + off;
   const long long sr = src.strides[rowDim], sc = src.strides[colDim];
-  const long long r0 = origin[rowDim], c0 = origin[colDim];
+  const T* base = static_cast<const T*>(src.data) + off + (long long)rowBegin * sr;
+  const long long r0 = origin[rowDim] + rowBegin, c0 = origin[colDim];
   const long long nr = src.sizes[rowDim], nc = src.sizes[colDim];
   // 16-byte copies need contiguous columns, a 16-byte aligned corner and a
   // row stride that keeps every row 16-byte aligned. Uniform over the block.
   const bool vec = sc == 1 && ((unsigned long long)base & 15ull) == 0 &&
                    ((sr * (long long)sizeof(T)) & 15ll) == 0;
-  const int tid = (int)threadIdx.x;
   // Async copies (the pipelined loops) of a window wholly inside the tensor (every tile but
   // the last of a sequence): 16-byte copies without per-chunk bounds arithmetic. Uniform
   // over the block. (The synchronous copies keep the one path: a second one made ptxas
   // spill in the 192-dim softmax on mma.sync.)
   if constexpr (Async)
-    if (vec && othersIn && r0 >= 0 && c0 >= 0 && r0 + Rows <= nr && c0 + Cols <= nc) {
+    if (vec && othersIn && r0 >= 0 && c0 >= 0 && r0 + CopyRows <= nr && c0 + Cols <= nc) {
 #pragma unroll
       for (int it = 0; it < kIters; ++it) {
         const int idx = tid + it * NThreads;
         const int r = kRowAligned ? tid / kChunks + it * (NThreads / kChunks) : idx / kChunks;
         const int ch = kRowAligned ? tid % kChunks : idx % kChunks;
-        if (kTotal % NThreads != 0 && r >= Rows)
+        if (kTotal % NThreads != 0 && r >= CopyRows)
           break;
         const T* gp = base + (long long)r * sr + ch * CE;
-        ptx::cpAsync16(dev::detail::sharedAddr(dst.chunkPtr(r, ch)), gp, 16);
+        ptx::cpAsync16(dev::detail::sharedAddr(dst.chunkPtr(rowBegin + r, ch)), gp, 16);
       }
       return;
     }
@@ -96,9 +100,9 @@ METAATTN_DEV void loadTileImpl(SmemTile<T, Rows, Cols, 1> dst, const TensorRef<R
       r = idx / kChunks;
       ch = idx % kChunks;
     }
-    if (kTotal % NThreads != 0 && r >= Rows)
+    if (kTotal % NThreads != 0 && r >= CopyRows)
       return false;
-    T* sp = dst.chunkPtr(r, ch);
+    T* sp = dst.chunkPtr(rowBegin + r, ch);
     const long long gr = r0 + r;
     const long long gc = c0 + (long long)ch * CE;
     const bool rowIn = othersIn && (unsigned long long)gr < (unsigned long long)nr;
@@ -156,7 +160,17 @@ METAATTN_DEV void loadTileImpl(SmemTile<T, Rows, Cols, 1> dst, const TensorRef<R
 template <int NThreads, class T, int Rows, int Cols, int R>
 METAATTN_DEV void loadTileAsync(SmemTile<T, Rows, Cols, 1> dst, const TensorRef<R>& src,
                                 const long long (&origin)[R], int rowDim, int colDim) {
-  detail::loadTileImpl<true, NThreads>(dst, src, origin, rowDim, colDim);
+  detail::loadTileImpl<true, NThreads, Rows>(dst, src, origin, rowDim, colDim, 0, (int)threadIdx.x);
+}
+
+/// loadTileAsync of the window's rows [rowBegin, rowBegin + CopyRows) alone, into the same
+/// rows of `dst`, by NThreads threads of which the caller is `tid` (a consumer warpgroup
+/// staging its own rows: NThreads = 128, tid = threadIdx.x % 128).
+template <int NThreads, int CopyRows, class T, int Rows, int Cols, int R>
+METAATTN_DEV void loadTileRowsAsync(SmemTile<T, Rows, Cols, 1> dst, const TensorRef<R>& src,
+                                    const long long (&origin)[R], int rowDim, int colDim,
+                                    int rowBegin, int tid) {
+  detail::loadTileImpl<true, NThreads, CopyRows>(dst, src, origin, rowDim, colDim, rowBegin, tid);
 }
 
 /// Synchronous loadTileAsync: 16-byte loads/stores on the fast path, no
@@ -165,7 +179,8 @@ METAATTN_DEV void loadTileAsync(SmemTile<T, Rows, Cols, 1> dst, const TensorRef<
 template <int NThreads, class T, int Rows, int Cols, int R>
 METAATTN_DEV void loadTile(SmemTile<T, Rows, Cols, 1> dst, const TensorRef<R>& src,
                            const long long (&origin)[R], int rowDim, int colDim) {
-  detail::loadTileImpl<false, NThreads>(dst, src, origin, rowDim, colDim);
+  detail::loadTileImpl<false, NThreads, Rows>(dst, src, origin, rowDim, colDim, 0,
+                                              (int)threadIdx.x);
 }
 
 namespace detail {

@@ -96,6 +96,30 @@ template <class T, int Rows, int Cols, int Stages = 1> struct SmemTile {
 
   /// Element (r, c) of stage 0 (for element-wise code and tests).
   METAATTN_DEV T& at(int r, int c) const { return base[offset(r, c)]; }
+  /// Element e of an mma accumulator fragment layout P over this tile's shape (Frag: rows
+  /// rowThread() + rowConst(e), columns colThread() + colConst(e)), read from the tile: the
+  /// element at(P::row(e), P::col(e)), with the address split into a part per thread and a
+  /// compile-time part. Rows per warp are a multiple of 16, so a row's swizzle is its lane's
+  /// (rowConst is a multiple of 8), and colThread is 2·(lane mod 4) with colConst 8·n + 0|1,
+  /// so a column's chunk is a constant XOR a per-thread value: unrolled over e, each read is
+  /// one shared load at one of a few per-thread addresses plus an immediate (at() computes
+  /// the swizzle per element: four integer instructions a load in the relative-bias loop).
+  template <class P> METAATTN_DEV T fragAt(int e) const {
+    if constexpr (kColumnBlocks && P::kRowsPerWarp % 16 == 0) {
+      const int rt = P::rowThread(), ct = P::colThread();
+      const int rc = P::rowConst(e), cc = P::colConst(e);
+      const int n = cc >> 3, k = cc & 7, s = rt & 7;
+      if constexpr (sizeof(T) == 4) {
+        const int swz = (2 * (n & 3)) ^ ((ct >> 2) ^ s);
+        return base[(n >> 2) * (Rows * 32) + (rt + rc) * 32 + swz * 4 + (ct & 3) + k];
+      } else {
+        const int swz = (n & 7) ^ s;
+        return base[(n >> 3) * (Rows * 64) + (rt + rc) * 64 + swz * 8 + ct + k];
+      }
+    } else {
+      return at(P::row(e), P::col(e));
+    }
+  }
   /// Pointer to the 16-byte chunk holding logical chunk `chunk` of row `r`.
   METAATTN_DEV T* chunkPtr(int r, int chunk) const { return base + chunkOffset(r, chunk); }
   /// Shared-window address of that chunk (for ldmatrix / cp.async).

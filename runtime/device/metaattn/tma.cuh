@@ -150,6 +150,13 @@ template <bool Inc, int N> METAATTN_DEV void setMaxRegs() {
 /// converged.
 METAATTN_DEV int index() { return __shfl_sync(0xffffffffu, (int)(threadIdx.x >> 7), 0); }
 
+/// A barrier among the calling warpgroup's 128 threads alone (named barrier 8 + its index;
+/// the consumers' barrier is 1, the ping-pong turns 2 .. 1 + W): shared buffers that one
+/// warpgroup writes and reads by itself (tile.barrier {warpgroup}).
+METAATTN_DEV void groupBarrier() {
+  asm volatile("bar.sync %0, 128;\n" ::"r"(8 + index()) : "memory");
+}
+
 /// Ping-pong between W consumer warpgroups (named barriers 2 .. 1 + W, each
 /// between the warpgroup that waits on it and the one that passes to it).
 template <int W> METAATTN_DEV void turnWait() {

@@ -158,6 +158,23 @@ LogicalResult Printer::printOp(Operation *op) {
   return op->emitOpError() << "cannot be printed as CUDA";
 }
 
+/// Whether `load` reads a shared tile of its tile.parallel's shape at the loop's own indices,
+/// in a loop anchored on an `mma` fragment: element e of the loop reads the tile element of
+/// the fragment's element e.
+static bool fragmentElementLoad(memref::LoadOp load) {
+  auto par = dyn_cast<ParallelOp>(load->getParentOp());
+  if (!par || par.getShape().size() != 2 ||
+      cast<MemRefType>(load.getMemRef().getType()).getShape() != par.getShape())
+    return false;
+  Block &body = par.getBody().front();
+  if (load.getIndices()[0] != body.getArgument(0) || load.getIndices()[1] != body.getArgument(1))
+    return false;
+  Value anchor = getParallelAnchor(par);
+  FragmentLayoutAttr layout = anchor ? getFragmentLayout(anchor) : FragmentLayoutAttr();
+  return layout && layout.getKind() == "mma" &&
+         cast<MemRefType>(anchor.getType()).getShape() == par.getShape();
+}
+
 LogicalResult Printer::printLoadStore(Operation *op) {
   auto load = dyn_cast<memref::LoadOp>(op);
   auto store = dyn_cast<memref::StoreOp>(op);
@@ -170,6 +187,11 @@ LogicalResult Printer::printLoadStore(Operation *op) {
   auto chunked = chunkedAccesses.find(op);
   if (chunked != chunkedAccesses.end()) {
     ref = chunked->second;
+  } else if (load && isShared(type) && type.getRank() == 2 && parallel->anchored &&
+             parallel->rank == 2 && fragmentElementLoad(load)) {
+    // The tile element this thread's fragment element e stands for: a per-thread address
+    // plus a compile-time offset.
+    ref = name(memref) + ".template fragAt<" + parallel->alias + ">(" + parallel->elem2d + ")";
   } else if (isShared(type)) {
     // Shared buffers are addressed by value: any index computed in the body.
     std::string args;
@@ -241,6 +263,15 @@ LogicalResult Printer::printCopy(CopyOp op) {
       line() << ns << "block::" << (op.getAsync() ? "loadVecAsync<" : "loadVec<") << nt << ">("
              << name(op.getDest()) << ", " << name(op.getSource()) << ", " << o << ", " << dims[0]
              << ");\n";
+      return success();
+    }
+    if (std::optional<uint64_t> group = op.getGroupRows()) {
+      // Each consumer warpgroup copies its own rows with its own threads.
+      if (!consumerThreads)
+        return op.emitOpError() << "group_rows needs a warp-specialised consumer region";
+      line() << ns << "block::loadTileRowsAsync<128, " << *group << ">(" << name(op.getDest())
+             << ", " << name(op.getSource()) << ", " << o << ", " << dims[0] << ", " << dims[1]
+             << ", " << ns << "wg::index() * " << *group << ", (int)threadIdx.x % 128);\n";
       return success();
     }
     line() << ns << "block::" << (op.getAsync() ? "loadTileAsync<" : "loadTile<") << nt << ">("
@@ -780,7 +811,13 @@ LogicalResult Printer::printTileOp(Operation *op) {
            << ");  // tile.scan\n";
     return success();
   }
-  if (isa<BarrierOp>(op)) {
+  if (auto barrier = dyn_cast<BarrierOp>(op)) {
+    if (barrier.getWarpgroup()) {
+      if (!consumerThreads)
+        return op->emitOpError() << "a warpgroup barrier needs a warp-specialised consumer region";
+      line() << ns << "wg::groupBarrier();  // tile.barrier {warpgroup}\n";
+      return success();
+    }
     // With wgmma, shared writes by threads must also reach wgmma's async proxy.
     if (consumerThreads) {
       if (wgmma)

@@ -31,9 +31,9 @@ namespace {
 /// Bytes of a cache line: one prefetch per line of a row.
 constexpr int64_t kLineBytes = 128;
 
-/// The async gemm that writes `scores` and comes before `par` in the same iteration: in
-/// `par`'s block or in a block of an enclosing `scf.if` (not across a loop's iterations).
-GemmOp scoreGemmBefore(ParallelOp par, Value scores) {
+} // namespace
+
+GemmOp metaattn::tile::asyncScoreGemmBefore(ParallelOp par, Value scores) {
   for (Operation *at = par; at;) {
     for (Operation *prev = at->getPrevNode(); prev; prev = prev->getPrevNode())
       if (auto gemm = dyn_cast<GemmOp>(prev); gemm && gemm.getAsync() && gemm.getC() == scores)
@@ -45,9 +45,8 @@ GemmOp scoreGemmBefore(ParallelOp par, Value scores) {
   return nullptr;
 }
 
-/// Whether every value `read`'s indices take from above `par` is available right after
-/// `gemm`.
-bool availableAfter(ReadOp read, ParallelOp par, GemmOp gemm, DominanceInfo &dominance) {
+bool metaattn::tile::readAvailableAfter(ReadOp read, ParallelOp par, GemmOp gemm,
+                                        DominanceInfo &dominance) {
   SmallVector<Value> worklist(read.getIndices());
   llvm::SmallPtrSet<Value, 16> seen;
   while (!worklist.empty()) {
@@ -64,6 +63,33 @@ bool availableAfter(ReadOp read, ParallelOp par, GemmOp gemm, DominanceInfo &dom
   }
   return true;
 }
+
+bool metaattn::tile::axisPlus(Value index, ParallelOp par, unsigned axis,
+                              llvm::DenseMap<Value, unsigned> &memo) {
+  Value variable = par.getBody().front().getArgument(axis);
+  auto onAxis = [&](Value v) {
+    std::optional<unsigned> axes = parallelAxes(v, par, memo);
+    return axes && (*axes & (1u << axis)) != 0;
+  };
+  while (index != variable) {
+    Operation *def = index.getDefiningOp();
+    if (auto add = dyn_cast_or_null<arith::AddIOp>(def)) {
+      bool lhs = onAxis(add.getLhs()), rhs = onAxis(add.getRhs());
+      if (lhs == rhs)
+        return false;
+      index = lhs ? add.getLhs() : add.getRhs();
+    } else if (auto sub = dyn_cast_or_null<arith::SubIOp>(def)) {
+      if (!onAxis(sub.getLhs()) || onAxis(sub.getRhs()))
+        return false;
+      index = sub.getLhs();
+    } else {
+      return false;
+    }
+  }
+  return true;
+}
+
+namespace {
 
 /// A read whose rows' lines are prefetched after a score gemm (in the loop it was found in).
 struct Prefetched {
@@ -92,13 +118,13 @@ struct TilePrefetchElementReadsPass
       FragmentLayoutAttr layout = scores ? getFragmentLayout(scores) : FragmentLayoutAttr();
       if (!layout || layout.getKind() != "mma")
         continue;
-      GemmOp gemm = scoreGemmBefore(par, scores);
+      GemmOp gemm = asyncScoreGemmBefore(par, scores);
       if (!gemm)
         continue;
       llvm::DenseMap<Value, unsigned> memo;
       par.getBody().walk([&](ReadOp read) {
         if (written->contains(read.getTensor()) || !rowAlongColumns(read, par, memo) ||
-            !availableAfter(read, par, gemm, dominance))
+            !readAvailableAfter(read, par, gemm, dominance))
           return;
         bool seen = llvm::any_of(done, [&](const Prefetched &p) {
           ReadOp other = p.read;
@@ -129,33 +155,8 @@ struct TilePrefetchElementReadsPass
       if (!axes)
         return false;
       bool last = d + 1 == indices.size();
-      if (last ? *axes != 2u || !columnPlus(index, par, memo) : (*axes & 2u) != 0)
+      if (last ? *axes != 2u || !axisPlus(index, par, /*axis=*/1, memo) : (*axes & 2u) != 0)
         return false;
-    }
-    return true;
-  }
-
-  /// Whether `index` is `par`'s column variable plus or minus values independent of it.
-  static bool columnPlus(Value index, ParallelOp par, llvm::DenseMap<Value, unsigned> &memo) {
-    Value column = par.getBody().front().getArgument(1);
-    auto onColumn = [&](Value v) {
-      std::optional<unsigned> axes = parallelAxes(v, par, memo);
-      return axes && (*axes & 2u) != 0;
-    };
-    while (index != column) {
-      Operation *def = index.getDefiningOp();
-      if (auto add = dyn_cast_or_null<arith::AddIOp>(def)) {
-        bool lhs = onColumn(add.getLhs()), rhs = onColumn(add.getRhs());
-        if (lhs == rhs)
-          return false;
-        index = lhs ? add.getLhs() : add.getRhs();
-      } else if (auto sub = dyn_cast_or_null<arith::SubIOp>(def)) {
-        if (!onColumn(sub.getLhs()) || onColumn(sub.getRhs()))
-          return false;
-        index = sub.getLhs();
-      } else {
-        return false;
-      }
     }
     return true;
   }

@@ -161,6 +161,16 @@ LogicalResult RowRangeOp::verify() {
   return success();
 }
 
+LogicalResult BarrierOp::verify() {
+  if (!getWarpgroup())
+    return success();
+  auto ws = (*this)->getParentOfType<WarpSpecializeOp>();
+  if (!ws || !ws.getConsumer().isAncestor((*this)->getParentRegion()))
+    return emitOpError() << "a warpgroup barrier needs a tile.warp_specialize consumer region "
+                            "around it";
+  return success();
+}
+
 LogicalResult AllocOp::verify() {
   MemRefType type = getBuffer().getType();
   auto space = getMemorySpace(type);
@@ -296,6 +306,23 @@ LogicalResult CopyOp::verify() {
                          << " to " << local.getElementType();
   if (getAsync() && !(srcGlobal && isShared(local)))
     return emitOpError() << "only global-to-shared copies may be async";
+  if (std::optional<uint64_t> group = getGroupRows()) {
+    if (!getAsync() || !isShared(local) || local.getRank() != 2)
+      return emitOpError() << "only an async copy into a 2-D shared tile may be split over "
+                              "warpgroups (group_rows)";
+    int64_t rows = local.getDimSize(0), each = static_cast<int64_t>(*group);
+    if (rows % each != 0)
+      return emitOpError() << "group_rows " << each << " does not divide the tile's " << rows
+                           << " rows";
+    auto ws = (*this)->getParentOfType<WarpSpecializeOp>();
+    if (!ws || !ws.getConsumer().isAncestor((*this)->getParentRegion()))
+      return emitOpError() << "group_rows needs a tile.warp_specialize consumer region around it";
+    int64_t groups = ws.getConsumerThreads() / WarpSpecializeOp::kProducerThreads;
+    if (rows / each != groups)
+      return emitOpError() << "group_rows " << each << " splits " << rows << " rows into "
+                           << rows / each << " groups, but the consumer region has " << groups
+                           << " warpgroups";
+  }
   if (Value staging = getStaging()) {
     auto stage = dyn_cast<MemRefType>(staging.getType());
     if (!dstGlobal || !isFragment(local) || local.getRank() != 2)

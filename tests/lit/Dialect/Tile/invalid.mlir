@@ -561,3 +561,38 @@ func.func @prefetch_level(%t: !tile.tensor<?xf32>, %i: index) {
   tile.prefetch %t[%i] {level = 3 : i64} : !tile.tensor<?xf32>
   return
 }
+
+// -----
+
+func.func @copy_group_rows_outside_consumer(%t: !tile.tensor<?x?xf32>, %i: index) {
+  %s = tile.alloc : memref<128x64xf32, #tile.space<shared>>
+  // expected-error @+1 {{group_rows needs a tile.warp_specialize consumer region around it}}
+  tile.copy %t[%i, %i] to %s {async, dims = array<i64: 0, 1>, group_rows = 64 : i64} : !tile.tensor<?x?xf32> to memref<128x64xf32, #tile.space<shared>>
+  return
+}
+
+// -----
+
+func.func @copy_group_rows_sync(%t: !tile.tensor<?x?xf32>, %i: index) {
+  %s = tile.alloc : memref<128x64xf32, #tile.space<shared>>
+  // expected-error @+1 {{only an async copy into a 2-D shared tile may be split over warpgroups}}
+  tile.copy %t[%i, %i] to %s {dims = array<i64: 0, 1>, group_rows = 64 : i64} : !tile.tensor<?x?xf32> to memref<128x64xf32, #tile.space<shared>>
+  return
+}
+
+// -----
+
+func.func @copy_group_rows_divide(%t: !tile.tensor<?x?xf32>, %i: index) {
+  %s = tile.alloc : memref<128x64xf32, #tile.space<shared>>
+  // expected-error @+1 {{group_rows 48 does not divide the tile's 128 rows}}
+  tile.copy %t[%i, %i] to %s {async, dims = array<i64: 0, 1>, group_rows = 48 : i64} : !tile.tensor<?x?xf32> to memref<128x64xf32, #tile.space<shared>>
+  return
+}
+
+// -----
+
+func.func @warpgroup_barrier_outside_consumer() {
+  // expected-error @+1 {{a warpgroup barrier needs a tile.warp_specialize consumer region around it}}
+  tile.barrier {warpgroup}
+  return
+}

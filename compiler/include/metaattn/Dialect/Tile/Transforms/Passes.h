@@ -4,6 +4,7 @@
 
 #include "metaattn/Dialect/Tile/IR/TileOps.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/Dominance.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Pass/Pass.h"
 
@@ -47,6 +48,20 @@ mlir::Value cloneParallelChain(mlir::Value value, ParallelOp par, mlir::IRMappin
 /// `pa` may stand for variable j of `pb` when `sameArg(i, j)`.
 bool sameParallelValue(mlir::Value a, ParallelOp pa, mlir::Value b, ParallelOp pb,
                        llvm::function_ref<bool(unsigned, unsigned)> sameArg);
+
+/// The async gemm that writes `scores` and comes before `par` in the same iteration: in
+/// `par`'s block or in a block of an enclosing `scf.if` (not across a loop's iterations);
+/// null when there is none.
+GemmOp asyncScoreGemmBefore(ParallelOp par, mlir::Value scores);
+
+/// Whether every value `read`'s indices take from above `par` is available right after
+/// `gemm` (the values computed inside `par` are recomputed from them).
+bool readAvailableAfter(ReadOp read, ParallelOp par, GemmOp gemm, mlir::DominanceInfo &dominance);
+
+/// Whether `index` is `par`'s induction variable `axis` plus or minus values that do not
+/// depend on it: neighbouring elements along that axis read neighbouring positions.
+bool axisPlus(mlir::Value index, ParallelOp par, unsigned axis,
+              llvm::DenseMap<mlir::Value, unsigned> &memo);
 
 } // namespace metaattn::tile
 

@@ -302,6 +302,41 @@ def TilePrefetchElementReads : Pass<"tile-prefetch-element-reads", "::metaattn::
   }];
 }
 
+def TileStageElementReads : Pass<"tile-stage-element-reads", "::metaattn::tile::KernelOp"> {
+  let summary = "Stage the window of a matrix input the score loop reads through shared memory, copied while the score gemm runs";
+  let description = [{
+    In a warp-specialised consumer region (TMA-fed, without ping-pong turns or other cp.async
+    copies), a 2-D `tile.parallel` over an `mma` fragment written by an async `tile.gemm`
+    earlier in the same iteration may read a kernel input (not in `tile.outputs`) element by
+    element as a window: its last index is the column variable plus values independent of
+    it, the one before the row variable plus values independent of it, the others depend on
+    neither (a relative-position bias `[H, Sq, Skv]` read at `[h, q0 + i, k0 + j]`). Read so,
+    each warp instruction touches eight 128-byte lines for 128 useful bytes, and the loop
+    waits for L2 behind the gemm's wait.
+
+    The pass gives such a read a shared tile of the loop's shape and, right after the gemm:
+    a warpgroup `tile.barrier` (its readers of the previous tile are done), an async
+    `tile.copy` of the window with `group_rows` (each consumer warpgroup copies its own rows,
+    16-byte `cp.async`, coalesced) and a `tile.async_commit`; right before the loop a
+    `tile.async_wait 0` and a warpgroup barrier; the read becomes a load of the tile at the
+    loop's own indices. Identical reads after the same gemm (the masked and the unmasked
+    branch) share one tile. Everything it adds is local to a warpgroup, so guards
+    classified per warpgroup stay valid. A read is left alone when the kernel's shared
+    memory (counted as the CUDA emitter lays it out) would pass `shared-bytes`.
+
+    Before: `tile.gemm %q, %k, %s {async}; ...; tile.gemm_wait 0, %s;
+    tile.parallel (%i, %j) in [128, 128] { %x = tile.read %bias[%h, %q0 + %i, %k0 + %j] }`.
+    After: `tile.gemm %q, %k, %s {async}; tile.barrier {warpgroup};
+    tile.copy %bias[%h, %q0, %k0] to %t {async, dims = [1, 2], group_rows = 64};
+    tile.async_commit; ...; tile.gemm_wait 0, %s; tile.async_wait 0;
+    tile.barrier {warpgroup}; tile.parallel (%i, %j) in [128, 128] { %x = memref.load %t[%i, %j] }`.
+  }];
+  let options = [
+    Option<"sharedBytes", "shared-bytes", "int64_t", /*default=*/"227 * 1024",
+           "dynamic shared memory a block may use on the target">
+  ];
+}
+
 def TileSplitIndexCasts : Pass<"tile-split-index-casts", "::metaattn::tile::KernelOp"> {
   let summary = "Convert a position's block-wide part and its element offset to float separately";
   let description = [{

@@ -162,6 +162,13 @@ def Tile_CopyOp : Tile_Op<"copy", [AttrSizedOperandSegments]> {
     element pair per store. Only the copy's own warps touch it, each its own rows (no block
     barrier); its contents afterwards are unspecified.
 
+    An async global-to-shared copy inside a warp-specialised consumer region may name
+    `group_rows = R`: consumer warpgroup g then copies the window's rows `[g·R, (g+1)·R)`
+    alone, with its own 128 threads, so that code guarded per warpgroup (`tile.row_range`
+    with `group_rows`) can stage its own rows and wait for them with a warpgroup
+    `tile.barrier`. An evaluator that runs the whole block at once copies the whole window,
+    the union of the groups' rows.
+
     ```mlir
     tile.copy %q[%b, %row0, %h, %c0] to %qs {dims = array<i64: 1, 3>}
         : !tile.tensor<?x?x8x64xbf16> to memref<64x64xbf16, #tile.space<shared>>
@@ -172,7 +179,8 @@ def Tile_CopyOp : Tile_Op<"copy", [AttrSizedOperandSegments]> {
   let arguments = (ins AnyType:$source, Variadic<Index>:$source_indices, AnyType:$dest,
                        Variadic<Index>:$dest_indices,
                        OptionalAttr<DenseI64ArrayAttr>:$dims, UnitAttr:$async,
-                       Optional<AnyType>:$staging);
+                       Optional<AnyType>:$staging,
+                       OptionalAttr<ConfinedAttr<I64Attr, [IntMinValue<1>]>>:$group_rows);
   let assemblyFormat = [{
     $source (`[` $source_indices^ `]`)? `to` $dest (`[` $dest_indices^ `]`)?
     (`via` $staging^ `:` type($staging))? attr-dict `:` type($source) `to` type($dest)
@@ -182,7 +190,13 @@ def Tile_CopyOp : Tile_Op<"copy", [AttrSizedOperandSegments]> {
                    "::mlir::Value":$dest, "::mlir::ValueRange":$destIndices,
                    "::mlir::DenseI64ArrayAttr":$dims, "bool":$async), [{
       build($_builder, $_state, source, sourceIndices, dest, destIndices, dims, async,
-            /*staging=*/::mlir::Value());
+            /*staging=*/::mlir::Value(), /*group_rows=*/::mlir::IntegerAttr());
+    }]>,
+    OpBuilder<(ins "::mlir::Value":$source, "::mlir::ValueRange":$sourceIndices,
+                   "::mlir::Value":$dest, "::mlir::ValueRange":$destIndices,
+                   "::mlir::DenseI64ArrayAttr":$dims, "bool":$async, "::mlir::Value":$staging), [{
+      build($_builder, $_state, source, sourceIndices, dest, destIndices, dims, async, staging,
+            /*group_rows=*/::mlir::IntegerAttr());
     }]>
   ];
   let hasVerifier = 1;
@@ -442,7 +456,17 @@ def Tile_YieldOp : Tile_Op<"yield", [Pure, Terminator,
 
 def Tile_BarrierOp : Tile_Op<"barrier"> {
   let summary = "Block-wide barrier (all threads, shared memory visible)";
+  let description = [{
+    Every thread of the block (of the consumer warps inside a warp-specialised consumer
+    region) waits here until all have arrived; their shared-memory writes are then visible.
+    With `warpgroup` only the calling thread's warpgroup (128 threads) synchronises: for code
+    guarded per warpgroup inside a consumer region, around shared buffers only that warpgroup
+    writes and reads (a `tile.copy` with `group_rows`). An evaluator that runs the whole
+    block at once has nothing to wait for.
+  }];
+  let arguments = (ins UnitAttr:$warpgroup);
   let assemblyFormat = "attr-dict";
+  let hasVerifier = 1;
 }
 
 def Tile_AsyncCommitOp : Tile_Op<"async_commit"> {

@@ -1,0 +1,209 @@
+//===- StageElementReads.cpp - tile-stage-element-reads ----------------------===//
+//
+// A score that adds a matrix input (a relative-position bias `[H, Sq, Skv]`) reads it element
+// by element in the loop over the score fragment. In the wgmma accumulator layout one warp
+// instruction reads two elements of each of eight rows per quad of lanes: eight 128-byte lines
+// for 128 useful bytes, and the loop waits for L2 behind the score gemm's wait (the forty-sixth
+// session's H100 run: 0.47x our softmax at B4 H16 S4k D128 causal, with an L1 prefetch of the
+// rows no faster). This pass copies the window into shared memory with coalesced 16-byte
+// cp.async while the score gemm runs, each consumer warpgroup its own rows, and the loop reads
+// the tile there.
+//
+//===----------------------------------------------------------------------===//
+
+#include "metaattn/Dialect/Tile/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/Dominance.h"
+#include "mlir/IR/IRMapping.h"
+
+namespace metaattn::tile {
+#define GEN_PASS_DEF_TILESTAGEELEMENTREADS
+#include "metaattn/Dialect/Tile/Transforms/Passes.h.inc"
+} // namespace metaattn::tile
+
+using namespace mlir;
+using namespace metaattn::tile;
+
+namespace {
+
+/// Alignment of a shared tile in a wgmma kernel (the CUDA emitter's 128-byte swizzle base),
+/// and the slack the emitter adds to align the dynamic shared base.
+constexpr int64_t kTileAlign = 1024;
+
+int64_t alignTo(int64_t bytes, int64_t align) { return (bytes + align - 1) / align * align; }
+
+/// Dynamic shared memory of `kernel` as the CUDA emitter lays it out: tiles at 1024 bytes,
+/// vectors at 16, in order, plus the base's alignment slack.
+int64_t sharedBytesOf(KernelOp kernel) {
+  int64_t bytes = 0;
+  kernel.walk([&](AllocOp alloc) {
+    MemRefType type = alloc.getBuffer().getType();
+    if (!isShared(type))
+      return;
+    bytes = alignTo(bytes, type.getRank() >= 2 ? kTileAlign : 16);
+    bytes += type.getNumElements() * type.getElementTypeBitWidth() / 8;
+  });
+  return bytes ? bytes + kTileAlign : 0;
+}
+
+/// A window read staged after a score gemm: later reads of the same window share its tile.
+/// (The read itself is gone by then: its tensor and indices are kept.)
+struct Staged {
+  GemmOp gemm;
+  Value tensor;
+  SmallVector<Value> indices;
+  ParallelOp loop;
+  Value tile;
+};
+
+struct TileStageElementReadsPass
+    : public metaattn::tile::impl::TileStageElementReadsBase<TileStageElementReadsPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    KernelOp kernel = getOperation();
+    std::optional<llvm::SmallDenseSet<Value>> written = getKernelOutputs(kernel);
+    if (!written)
+      return;
+    // Warpgroups taking turns (ping-pong) or other cp.async groups in flight (whose waits
+    // count groups) are left alone.
+    WarpSpecializeOp ws;
+    bool unsupported = false;
+    kernel.walk([&](Operation *op) {
+      if (auto w = dyn_cast<WarpSpecializeOp>(op))
+        ws = w;
+      auto copy = dyn_cast<CopyOp>(op);
+      unsupported |=
+          isa<WarpgroupTurnOp, AsyncCommitOp, AsyncWaitOp>(op) || (copy && copy.getAsync());
+    });
+    if (!ws || unsupported)
+      return;
+    int64_t groups = ws.getConsumerThreads() / WarpSpecializeOp::kProducerThreads;
+    SmallVector<ParallelOp> loops;
+    ws.getConsumer().walk([&](ParallelOp par) {
+      if (par.getShape().size() == 2)
+        loops.push_back(par);
+    });
+    int64_t shared = sharedBytesOf(kernel);
+    DominanceInfo dominance(kernel);
+    SmallVector<Staged> staged;
+    for (ParallelOp par : loops) {
+      Value scores = getParallelAnchor(par);
+      FragmentLayoutAttr layout = scores ? getFragmentLayout(scores) : FragmentLayoutAttr();
+      int64_t rows = par.getShape()[0], cols = par.getShape()[1];
+      // Each consumer warpgroup holds its own rows of the fragment; a shared tile has rows
+      // in multiples of 16 and 16-byte chunks.
+      if (!layout || layout.getKind() != "mma" || groups < 1 || rows % groups != 0 ||
+          (rows / groups) % 16 != 0 || cols % 8 != 0)
+        continue;
+      GemmOp gemm = asyncScoreGemmBefore(par, scores);
+      if (!gemm)
+        continue;
+      SmallVector<ReadOp> reads;
+      par.getBody().walk([&](ReadOp read) { reads.push_back(read); });
+      llvm::DenseMap<Value, unsigned> memo;
+      bool waited = false;
+      for (ReadOp read : reads) {
+        unsigned bits = read.getType().getIntOrFloatBitWidth();
+        if (written->contains(read.getTensor()) || (bits != 16 && bits != 32) ||
+            read->getParentOp() != par || !isWindow(read, par, memo) ||
+            !readAvailableAfter(read, par, gemm, dominance))
+          continue;
+        Value tile = findStaged(staged, gemm, read, par);
+        if (!tile) {
+          int64_t bytes = rows * cols * bits / 8;
+          int64_t grown =
+              alignTo(shared ? shared - kTileAlign : 0, kTileAlign) + bytes + kTileAlign;
+          if (grown > sharedBytes)
+            continue;
+          shared = grown;
+          tile = stageAfter(read, par, gemm, ws, rows / groups);
+          staged.push_back({gemm, read.getTensor(), llvm::to_vector(read.getIndices()), par, tile});
+        }
+        OpBuilder b(read);
+        if (!waited) {
+          // The warpgroup's copies have landed and every thread of it sees them.
+          OpBuilder before(par);
+          before.create<AsyncWaitOp>(read.getLoc(), /*pending=*/0);
+          before.create<BarrierOp>(read.getLoc(), /*warpgroup=*/true);
+          waited = true;
+        }
+        Block &body = par.getBody().front();
+        Value load = b.create<memref::LoadOp>(read.getLoc(), tile,
+                                              ValueRange{body.getArgument(0), body.getArgument(1)});
+        read.replaceAllUsesWith(load);
+        read.erase();
+      }
+    }
+  }
+
+  /// Whether `read` takes a window of the tensor along `par`'s rows and columns: its last
+  /// index is the column variable plus values independent of it, the one before the row
+  /// variable plus values independent of it, any others depend on neither.
+  static bool isWindow(ReadOp read, ParallelOp par, llvm::DenseMap<Value, unsigned> &memo) {
+    OperandRange indices = read.getIndices();
+    size_t n = indices.size();
+    if (n < 2)
+      return false;
+    for (auto [d, index] : llvm::enumerate(indices)) {
+      std::optional<unsigned> axes = parallelAxes(index, par, memo);
+      if (!axes)
+        return false;
+      if (d + 2 < n ? *axes != 0u
+                    : *axes != (d + 1 == n ? 2u : 1u) ||
+                          !axisPlus(index, par, /*axis=*/d + 1 == n ? 1 : 0, memo))
+        return false;
+    }
+    return true;
+  }
+
+  /// The tile of an earlier read of the same window after the same gemm, if any.
+  static Value findStaged(ArrayRef<Staged> staged, GemmOp gemm, ReadOp read, ParallelOp par) {
+    for (const Staged &s : staged) {
+      if (s.gemm != gemm || s.tensor != read.getTensor() ||
+          s.indices.size() != read.getIndices().size())
+        continue;
+      bool same = llvm::all_of(llvm::zip(s.indices, read.getIndices()), [&](auto xy) {
+        return sameParallelValue(std::get<0>(xy), s.loop, std::get<1>(xy), par,
+                                 std::equal_to<unsigned>());
+      });
+      if (same)
+        return s.tile;
+    }
+    return {};
+  }
+
+  /// A shared tile of `par`'s shape (allocated before the warp specialisation) and, right
+  /// after `gemm`, the warpgroup barrier, the async copy of the window at the read's indices
+  /// for element (0, 0), and the commit. Returns the tile.
+  static Value stageAfter(ReadOp read, ParallelOp par, GemmOp gemm, WarpSpecializeOp ws,
+                          int64_t groupRows) {
+    Location loc = read.getLoc();
+    OpBuilder top(ws);
+    MemRefType type =
+        getBufferType(ws->getContext(), par.getShape(), read.getType(), MemorySpace::shared);
+    Value tile = top.create<AllocOp>(loc, type, nullptr).getBuffer();
+    OpBuilder b(gemm->getContext());
+    b.setInsertionPointAfter(gemm);
+    // The warpgroup's readers of the previous tile are done before it is overwritten.
+    b.create<BarrierOp>(loc, /*warpgroup=*/true);
+    IRMapping map;
+    Block &body = par.getBody().front();
+    Value zero = b.create<arith::ConstantIndexOp>(loc, 0);
+    map.map(body.getArgument(0), zero);
+    map.map(body.getArgument(1), zero);
+    SmallVector<Value> origin;
+    for (Value index : read.getIndices())
+      origin.push_back(cloneParallelChain(index, par, map, b));
+    int64_t rank = origin.size();
+    auto copy = b.create<CopyOp>(loc, read.getTensor(), origin, tile, ValueRange{},
+                                 b.getDenseI64ArrayAttr({rank - 2, rank - 1}), /*async=*/true);
+    copy.setGroupRows(groupRows);
+    b.create<AsyncCommitOp>(loc);
+    return tile;
+  }
+};
+
+} // namespace
