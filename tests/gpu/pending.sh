@@ -261,7 +261,9 @@ if part stage; then
   cases="softmax|softmax|;relative_bias|relative_bias|"
   cases+=";relative_bias unstaged|relative_bias|--stage-reads=0"
   [[ -n ${OLD:-} ]] && cases+=";relative_bias before|relative_bias||$OLD"
-  timeout 240 env BIN="$BIN" OUT="$OUT/stage" CASES="$cases" CHECK="relative_bias" \
+  # The staged kernel's checks ran above at every shape: variant_options.sh checks only the
+  # timed staged case (six checks and the timing passed its 240 s on the H100).
+  timeout 300 env BIN="$BIN" OUT="$OUT/stage" CASES="$cases" CHECK="^relative_bias$" \
     bash tests/gpu/variant_options.sh 2>&1 | tail -8
 fi
 # Random library variants, head dims, lengths (to 1025) and pipeline options on the GPU, each
