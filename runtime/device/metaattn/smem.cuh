@@ -105,20 +105,21 @@ template <class T, int Rows, int Cols, int Stages = 1> struct SmemTile {
   /// one shared load at one of a few per-thread addresses plus an immediate (at() computes
   /// the swizzle per element: four integer instructions a load in the relative-bias loop).
   template <class P> METAATTN_DEV T fragAt(int e) const {
-    if constexpr (kColumnBlocks && P::kRowsPerWarp % 16 == 0) {
-      const int rt = P::rowThread(), ct = P::colThread();
-      const int rc = P::rowConst(e), cc = P::colConst(e);
-      const int n = cc >> 3, k = cc & 7, s = rt & 7;
-      if constexpr (sizeof(T) == 4) {
-        const int swz = (2 * (n & 3)) ^ ((ct >> 2) ^ s);
-        return base[(n >> 2) * (Rows * 32) + (rt + rc) * 32 + swz * 4 + (ct & 3) + k];
-      } else {
-        const int swz = (n & 7) ^ s;
-        return base[(n >> 3) * (Rows * 64) + (rt + rc) * 64 + swz * 8 + ct + k];
-      }
-    } else {
+    if constexpr (kColumnBlocks && P::kRowsPerWarp % 16 == 0)
+      return base[fragOffset(P::rowThread(), P::colThread(), P::rowConst(e), P::colConst(e))];
+    else
       return at(P::row(e), P::col(e));
-    }
+  }
+  /// offset(rt + rc, ct + cc) for a fragment element with thread parts rt (its rows' swizzle
+  /// rt & 7, rc a multiple of 8) and ct (0, 2, 4 or 6) and constant parts rc and cc
+  /// (8·n + 0|1), on the column-block layout, written so that only (constant XOR thread
+  /// value) and sums remain (fragAt; NvrtcTest checks it against offset for every lane).
+  METAATTN_HD static constexpr int fragOffset(int rt, int ct, int rc, int cc) {
+    const int n = cc >> 3, k = cc & 7, s = rt & 7;
+    if (sizeof(T) == 4)
+      return (n >> 2) * (Rows * 32) + (rt + rc) * 32 + ((2 * (n & 3)) ^ ((ct >> 2) ^ s)) * 4 +
+             (ct & 3) + k;
+    return (n >> 3) * (Rows * 64) + (rt + rc) * 64 + ((n & 7) ^ s) * 8 + ct + k;
   }
   /// Pointer to the 16-byte chunk holding logical chunk `chunk` of row `r`.
   METAATTN_DEV T* chunkPtr(int r, int chunk) const { return base + chunkOffset(r, chunk); }

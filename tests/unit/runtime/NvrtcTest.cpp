@@ -207,6 +207,46 @@ extern "C" __global__ void probe() {}
   ASSERT_TRUE(kernel.ok()) << kernel.message();
 }
 
+// SmemTile::fragAt's address (fragOffset) is offset(row, col) of the fragment element for
+// every warp, lane and element of wgmma accumulator layouts over f32 and 16-bit tiles (a
+// compile-time check); a formula that drops the swizzle fails it.
+TEST(NvrtcTest, FragmentReadsOfASharedTileAddressTheirElements) {
+  SKIP_WITHOUT_NVRTC();
+  const char *source = R"cuda(
+#include "metaattn/frag.cuh"
+#include "metaattn/smem.cuh"
+using namespace metaattn::dev;
+template <class Tile, class P, bool Swizzled = true>
+constexpr bool fragOffsetsMatch() {
+  for (int warp = 0; warp < P::kWarps; ++warp)
+    for (int lane = 0; lane < 32; ++lane) {
+      const int rt = warp * P::kRowsPerWarp + (lane >> 2), ct = (lane & 3) << 1;
+      for (int e = 0; e < P::kElems; ++e) {
+        const int rc = P::rowConst(e), cc = P::colConst(e);
+        const int want = Tile::offset(rt + rc, ct + cc);
+        const int got = Swizzled ? Tile::fragOffset(rt, ct, rc, cc)
+                                 : (rt + rc) * Tile::kCols + ct + cc;
+        if (want != got)
+          return false;
+      }
+    }
+  return true;
+}
+static_assert(fragOffsetsMatch<SmemTile<float, 128, 128>, Frag<float, 128, 128, 8>>() &&
+                  fragOffsetsMatch<SmemTile<float, 64, 64>, Frag<float, 64, 64, 4>>() &&
+                  fragOffsetsMatch<SmemTile<float, 192, 96>, Frag<float, 192, 96, 12>>() &&
+                  fragOffsetsMatch<SmemTile<float, 128, 32>, Frag<float, 128, 32, 8>>() &&
+                  fragOffsetsMatch<SmemTile<bf16, 128, 128>, Frag<float, 128, 128, 8>>() &&
+                  fragOffsetsMatch<SmemTile<fp16, 64, 192>, Frag<float, 64, 192, 4>>(),
+              "fragOffset is not the tile offset of the fragment's element");
+static_assert(!fragOffsetsMatch<SmemTile<float, 128, 128>, Frag<float, 128, 128, 8>, false>(),
+              "the check accepts an unswizzled address");
+extern "C" __global__ void probe() {}
+)cuda";
+  StatusOr<CompiledKernel> kernel = compileCuda(source, "fragat.cu", CompileOptions());
+  ASSERT_TRUE(kernel.ok()) << kernel.message();
+}
+
 // The device library's exp is ex2.approx.ftz as kernels are compiled, and repeated
 // evaluations of one value merge: a factor per row computed once for the row's elements.
 TEST(NvrtcTest, ExpIsOneFlushingEx2PerDistinctValue) {
