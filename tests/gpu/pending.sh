@@ -1,11 +1,10 @@
 #!/usr/bin/env bash
 # GPU work in parts, each under a time limit (the default parts together under the device
 # tool's 10 minutes; "model" alone takes most of one call). Logs go into one archive; the
-# tables are printed last. Left after the forty-sixth session: the default, "stage" (the
-# relative-bias matrix staged through shared memory by each consumer warpgroup, checked,
-# sanitised and timed with and without the staging), then "variants" (the custom-variant
-# table with this build), then PARTS=jit and PARTS=grid on the H200, where neither has run
-# since the thirtieth session.
+# tables are printed last. Left after the forty-sixth session (which ran "order disjunct" and
+# "stage" on an H100): PARTS=variants (the custom-variant table with this build, the staged
+# bias matrix among them), then PARTS=jit and PARTS=grid on the H200, where neither has run
+# since the thirtieth session. The default part, "stage", is the staging's own check.
 #
 # PARTS picks parts (default "stage"):
 # "stage": the bias matrix staged through shared memory (tile-stage-element-reads) checked at
