@@ -106,7 +106,7 @@ struct TileStageElementReadsPass
       llvm::DenseMap<Value, unsigned> memo;
       bool waited = false;
       for (ReadOp read : reads) {
-        unsigned bits = read.getType().getIntOrFloatBitWidth();
+        unsigned bits = read.getType().isIntOrFloat() ? read.getType().getIntOrFloatBitWidth() : 0;
         if (written->contains(read.getTensor()) || (bits != 16 && bits != 32) ||
             read->getParentOp() != par || !isWindow(read, par, memo) ||
             !readAvailableAfter(read, par, gemm, dominance))
