@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # GPU work in parts, each under a time limit (the default parts together under the device
 # tool's 10 minutes; "model" alone takes most of one call). Logs go into one archive; the
-# tables are printed last. Left after the forty-sixth session (which ran "order disjunct" and
+# tables are printed last. Left after the forty-sixth session (which ran "disjunct", the bias order part since removed, and
 # "stage" on an H100): PARTS=variants (the custom-variant table with this build, the staged
 # bias matrix among them), then PARTS=jit and PARTS=grid on the H200, where neither has run
 # since the thirtieth session. The default part, "stage", is the staging's own check.
@@ -38,9 +38,6 @@
 # "grid": the softmax grid alone (benchmarks/bench_suite.py --only grid; GRID_S limits it, 330 s;
 #   with "variants" one call's worth on the H200);
 # "variants": the custom-variant table (benchmarks/bench_variants.py);
-# "order": the relative-bias matrix with blocks batch-fastest and its rows prefetched, checked
-#   at six shapes, memcheck, timed with and without the prefetch (OLD=<dir> adds a runner
-#   from before both);
 # "disjunct": masks that are disjunctions (prefix-LM and others; their kv loops bounded by the
 #   wider side) checked at six shapes, memcheck, racecheck and synccheck on the D128 prefix-LM
 #   kernel (ping-pong), then prefix-LM timed beside our softmax (OLD=<dir with an earlier
@@ -212,26 +209,6 @@ if part disjunct; then
   [[ -n ${OLD:-} ]] && cases+=";prefix_lm before|prefix_lm||$OLD"
   [[ ${DISJUNCT_TIME:-1} != 0 ]] && timeout 240 env BIN="$BIN" OUT="$OUT/disjunct" \
     CASES="$cases" bash tests/gpu/variant_options.sh 2>&1 | tail -8
-fi
-# Blocks renumbered batch-fastest where an input has no batch axis (the relative-bias matrix)
-# and its rows prefetched into L1 behind the score gemm (tile-prefetch-element-reads): checked
-# at six shapes (GQA and the row statistic in a second file), memcheck, then timed beside our
-# softmax, without the prefetch, and beside a runner from before both (OLD=<dir>).
-if part order; then
-  echo "== batch-shared inputs: blocks batch-fastest (relative_bias)"
-  mkdir -p "$OUT/order"
-  "$BIN/metaattn-variant" relative_bias --heads=6 --kv-heads=2 --dim=96 --causal --lse --name=f \
-    > "$OUT/order/rb_gqa.mlir"
-  check_shapes "1:1:1 3:130:77 2:300:400 5:400:300 2:1025:1025 3:77:2000" \
-    frontend/variants/relative_bias.mlir "$OUT/order/rb_gqa.mlir"
-  [[ ${SANITIZE:-1} != 0 ]] && timeout 200 compute-sanitizer --tool memcheck "$BIN/metaattn-run" \
-    frontend/variants/relative_bias.mlir --device=gpu --batch=3 --seq-q=300 --seq-kv=400 2>&1 |
-    grep -E "ERROR SUMMARY|^PASS|^FAIL" | sed 's/^/memcheck: /'
-  cases="softmax|softmax|;relative_bias|relative_bias|"
-  cases+=";relative_bias no prefetch|relative_bias|--prefetch-reads=0"
-  [[ -n ${OLD:-} ]] && cases+=";relative_bias before|relative_bias||$OLD"
-  timeout 240 env BIN="$BIN" OUT="$OUT/order" CASES="$cases" CHECK="no prefetch" \
-    bash tests/gpu/variant_options.sh 2>&1 | tail -8
 fi
 # A bias matrix staged through shared memory by each consumer warpgroup while the score gemm
 # runs (tile-stage-element-reads; forty-sixth session): checked at six shapes (GQA, the row
