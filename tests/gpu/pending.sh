@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # GPU work in parts, each under a time limit (the default parts together under the device
 # tool's 10 minutes; "model" alone takes most of one call). Logs go into one archive; the
-# tables are printed last. Left after the forty-sixth session (which ran "disjunct", the bias order part since removed, and
-# "stage" on an H100): PARTS=variants (the custom-variant table with this build, the staged
-# bias matrix among them), then PARTS=jit and PARTS=grid on the H200, where neither has run
-# since the thirtieth session. The default part, "stage", is the staging's own check.
+# tables are printed last. Left after the forty-sixth session (which ran "disjunct", a part
+# for the bias matrix's block order since removed, and "stage" on an H100): PARTS=variants
+# (the custom-variant table with this build, the staged bias matrix among them), then
+# PARTS=jit and PARTS=grid on the H200, where neither has run since the thirtieth session.
+# The default part, "stage", is the staging's own check.
 #
 # PARTS picks parts (default "stage"):
 # "stage": the bias matrix staged through shared memory (tile-stage-element-reads) checked at
