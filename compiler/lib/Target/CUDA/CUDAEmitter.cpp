@@ -661,12 +661,8 @@ LogicalResult Printer::printTileOp(Operation *op) {
     if (isShared(alloc.getBuffer().getType())) {
       MemRefType memref = alloc.getBuffer().getType();
       int64_t bytes = memref.getNumElements() * memref.getElementTypeBitWidth() / 8;
-      // Tiles start at the swizzle's alignment; vectors (and mbarrier arrays) at 16 bytes.
-      int64_t align = memref.getRank() >= 2 ? sharedAlignment() : 16;
-      sharedBytes = (sharedBytes + align - 1) / align * align;
-      line() << *type << " " << var << "(smem + " << sharedBytes << ");  // tile.alloc shared, "
-             << bytes << " bytes\n";
-      sharedBytes += bytes;
+      line() << *type << " " << var << "(smem + " << shared.place(memref)
+             << ");  // tile.alloc shared, " << bytes << " bytes\n";
     } else if (std::optional<ReduceKind> kind = rowReducedOnly(alloc)) {
       rowPartials[alloc.getBuffer()] = *kind;
       auto memref = cast<MemRefType>(alloc.getBuffer().getType());
@@ -940,7 +936,7 @@ FailureOr<EmittedKernel> metaattn::emitCuda(KernelOp kernel) {
   // A wgmma/TMA kernel aligns its shared base to 1024 bytes at run time (the dynamic window's
   // alignment is not guaranteed to be that large), which may cost up to 1008 bytes.
   bool align1024 = wgmma || tma;
-  sig.dynamicSharedBytes = printer.sharedBytes + (align1024 && printer.sharedBytes ? 1024 : 0);
+  sig.dynamicSharedBytes = printer.shared.launchBytes();
 
   std::string &src = result.source;
   llvm::raw_string_ostream os(src);

@@ -25,7 +25,7 @@ bool boundsNarrowIdsPerLane(metaattn::tile::KeptTilesOp kept);
 class Printer {
 public:
   Printer(llvm::raw_ostream &os, int64_t threads, bool wgmma = false, bool tma = false)
-      : os(os), threads(threads), wgmma(wgmma), tma(tma) {}
+      : os(os), threads(threads), wgmma(wgmma), tma(tma), shared(wgmma || tma) {}
 
   mlir::LogicalResult printBlock(mlir::Block &block);
   mlir::LogicalResult printKeptTiles(tile::KeptTilesOp op);
@@ -42,7 +42,8 @@ public:
   /// C++ type of a local buffer (SmemTile / Frag / RowVec).
   mlir::FailureOr<std::string> bufferType(mlir::Value buffer);
 
-  int64_t sharedBytes = 0;
+  /// The shared buffers placed so far (tile::SharedArena, which passes count with too).
+  tile::SharedArena shared;
   /// Whether the body calls metaattn_read_bounds (its definition is printed only then).
   bool readsBounds = false;
   /// ... in a producer warp (metaattn_read_bounds_lean).
@@ -53,9 +54,6 @@ public:
   bool writesScalars = false;
   /// Whether a tile.prefetch was printed (its helper goes into the preamble).
   bool prefetches = false;
-  /// Shared buffers start at multiples of this (1024 when wgmma or TMA access them: the
-  /// 128-byte swizzle repeats every 1024 bytes and is computed from the address).
-  int64_t sharedAlignment() const { return wgmma || tma ? 1024 : 128; }
   /// The TMA descriptors tile.tma_copy ops use, in parameter order (named tmap<i>).
   std::vector<rt::TensorMapParam> tensorMaps;
 

@@ -28,26 +28,6 @@ using namespace metaattn::tile;
 
 namespace {
 
-/// Alignment of a shared tile in a wgmma kernel (the CUDA emitter's 128-byte swizzle base),
-/// and the slack the emitter adds to align the dynamic shared base.
-constexpr int64_t kTileAlign = 1024;
-
-int64_t alignTo(int64_t bytes, int64_t align) { return (bytes + align - 1) / align * align; }
-
-/// Dynamic shared memory of `kernel` as the CUDA emitter lays it out: tiles at 1024 bytes,
-/// vectors at 16, in order, plus the base's alignment slack.
-int64_t sharedBytesOf(KernelOp kernel) {
-  int64_t bytes = 0;
-  kernel.walk([&](AllocOp alloc) {
-    MemRefType type = alloc.getBuffer().getType();
-    if (!isShared(type))
-      return;
-    bytes = alignTo(bytes, type.getRank() >= 2 ? kTileAlign : 16);
-    bytes += type.getNumElements() * type.getElementTypeBitWidth() / 8;
-  });
-  return bytes ? bytes + kTileAlign : 0;
-}
-
 /// A window read staged after a score gemm: later reads of the same window share its tile.
 /// (The read itself is gone by then: its tensor and indices are kept.)
 struct Staged {
@@ -86,7 +66,6 @@ struct TileStageElementReadsPass
       if (par.getShape().size() == 2)
         loops.push_back(par);
     });
-    int64_t shared = sharedBytesOf(kernel);
     DominanceInfo dominance(kernel);
     SmallVector<Staged> staged;
     for (ParallelOp par : loops) {
@@ -113,13 +92,13 @@ struct TileStageElementReadsPass
           continue;
         Value tile = findStaged(staged, gemm, read, par);
         if (!tile) {
-          int64_t bytes = rows * cols * bits / 8;
-          int64_t grown =
-              alignTo(shared ? shared - kTileAlign : 0, kTileAlign) + bytes + kTileAlign;
-          if (grown > sharedBytes)
+          // The kernel's shared memory with the tile (allocated before the specialisation),
+          // counted as the emitter lays it out.
+          MemRefType type =
+              getBufferType(ws->getContext(), par.getShape(), read.getType(), MemorySpace::shared);
+          if (SharedArena::of(kernel, ws, type).launchBytes() > sharedBytes)
             continue;
-          shared = grown;
-          tile = stageAfter(read, par, gemm, ws, rows / groups);
+          tile = stageAfter(read, par, gemm, ws, type, rows / groups);
           staged.push_back({gemm, read.getTensor(), llvm::to_vector(read.getIndices()), par, tile});
         }
         OpBuilder b(read);
@@ -175,15 +154,13 @@ struct TileStageElementReadsPass
     return {};
   }
 
-  /// A shared tile of `par`'s shape (allocated before the warp specialisation) and, right
+  /// A shared tile of `type` (`par`'s shape, allocated before the warp specialisation) and, right
   /// after `gemm`, the warpgroup barrier, the async copy of the window at the read's indices
   /// for element (0, 0), and the commit. Returns the tile.
   static Value stageAfter(ReadOp read, ParallelOp par, GemmOp gemm, WarpSpecializeOp ws,
-                          int64_t groupRows) {
+                          MemRefType type, int64_t groupRows) {
     Location loc = read.getLoc();
     OpBuilder top(ws);
-    MemRefType type =
-        getBufferType(ws->getContext(), par.getShape(), read.getType(), MemorySpace::shared);
     Value tile = top.create<AllocOp>(loc, type, nullptr).getBuffer();
     OpBuilder b(gemm->getContext());
     b.setInsertionPointAfter(gemm);

@@ -51,6 +51,30 @@ Value metaattn::tile::getParallelAnchor(ParallelOp par) {
   return anchor;
 }
 
+SharedArena SharedArena::of(KernelOp kernel, Operation *before, MemRefType extra) {
+  bool swizzled = false;
+  kernel.walk([&](Operation *op) {
+    swizzled |= (isa<GemmOp>(op) && op->hasAttr(kWgmmaAttr)) || isa<TmaCopyOp>(op);
+  });
+  SharedArena arena(swizzled);
+  // Program order (the emitter prints a region's ops before the ops after its parent).
+  kernel.walk<WalkOrder::PreOrder>([&](Operation *op) {
+    if (op == before && extra)
+      arena.place(extra);
+    if (auto alloc = dyn_cast<AllocOp>(op); alloc && isShared(alloc.getBuffer().getType()))
+      arena.place(alloc.getBuffer().getType());
+  });
+  return arena;
+}
+
+int64_t SharedArena::place(MemRefType type) {
+  int64_t align = type.getRank() >= 2 ? tileAlignment() : 16;
+  bytes = (bytes + align - 1) / align * align;
+  int64_t offset = bytes;
+  bytes += type.getNumElements() * type.getElementTypeBitWidth() / 8;
+  return offset;
+}
+
 std::optional<llvm::SmallDenseSet<Value>> metaattn::tile::getKernelOutputs(KernelOp kernel) {
   auto attr = kernel->getAttrOfType<DenseI64ArrayAttr>("tile.outputs");
   if (!attr)

@@ -45,6 +45,35 @@ mlir::Value getParallelAnchor(ParallelOp par);
 /// such list (then any argument may be written).
 std::optional<llvm::SmallDenseSet<mlir::Value>> getKernelOutputs(KernelOp kernel);
 
+/// A kernel's dynamic shared memory as the CUDA emitter lays it out: shared tile.alloc
+/// buffers in program order, tiles (rank >= 2) at the tile alignment, vectors and mbarrier
+/// arrays at 16 bytes. Passes that must fit a buffer in (tile-stage-element-reads) count with
+/// the same arena the emitter places buffers with.
+class SharedArena {
+public:
+  /// 1024 in a kernel whose shared tiles wgmma or TMA access (the 128-byte swizzle repeats
+  /// every 1024 bytes and is computed from the address; the base is then aligned at run time,
+  /// which costs up to 1024 more bytes), else 128.
+  explicit SharedArena(bool swizzled) : swizzled(swizzled) {}
+  /// The arena of `kernel`'s shared buffers (swizzled where a gemm has kWgmmaAttr or a
+  /// tile.tma_copy is present); with `before` and `extra`, as if a buffer of type `extra`
+  /// were allocated right before the op `before` (a pass asking whether one more fits).
+  static SharedArena of(KernelOp kernel, mlir::Operation *before = nullptr,
+                        mlir::MemRefType extra = {});
+
+  int64_t tileAlignment() const { return swizzled ? 1024 : 128; }
+  /// Places a buffer of `type` after those placed before; returns its byte offset.
+  int64_t place(mlir::MemRefType type);
+  /// Bytes placed so far.
+  int64_t size() const { return bytes; }
+  /// The dynamic shared bytes a launch requests: size() plus the base's alignment slack.
+  int64_t launchBytes() const { return bytes + (swizzled && bytes ? 1024 : 0); }
+
+private:
+  bool swizzled;
+  int64_t bytes = 0;
+};
+
 /// Unit attribute of a tile.gemm that runs on Hopper's warpgroup wgmma (set by
 /// tile-use-wgmma, read by the CUDA emitter).
 constexpr llvm::StringLiteral kWgmmaAttr = "tile.wgmma";
