@@ -8,6 +8,8 @@
 # The default part, "stage", is the staging's own check.
 #
 # PARTS picks parts (default "stage"):
+# "ahead": the staged window copied one kv iteration ahead (--stage-ahead), checked as in
+#   "stage" (and persistent), memcheck, racecheck/synccheck, timed beside the default staging;
 # "stage": the bias matrix staged through shared memory (tile-stage-element-reads) checked at
 #   six shapes, memcheck, racecheck/synccheck, timed with and without it (OLD=<dir> adds an
 #   earlier runner);
@@ -82,9 +84,10 @@ check_shapes() {
   for f in "$@"; do
     for shape in $shapes; do
       IFS=':' read -r nb sq skv <<< "$shape"
+      # shellcheck disable=SC2086 # CHECK_OPTS are words
       r=$(timeout 120 "$BIN/metaattn-run" "$f" --device=gpu --batch="$nb" --seq-q="$sq" \
-        --seq-kv="$skv" 2>&1 | grep -E '^PASS|^FAIL|rror' | tr '\n' ' ')
-      echo "$(basename "$f") B$nb ${sq}x$skv: ${r:-no result}"
+        --seq-kv="$skv" ${CHECK_OPTS:-} 2>&1 | grep -E '^PASS|^FAIL|rror' | tr '\n' ' ')
+      echo "$(basename "$f") B$nb ${sq}x$skv ${CHECK_OPTS:-}: ${r:-no result}"
     done
   done
 }
@@ -241,6 +244,31 @@ if part stage; then
   # The staged kernel's checks ran above at every shape: variant_options.sh checks only the
   # timed staged case (six checks and the timing passed its 240 s on the H100).
   timeout 300 env BIN="$BIN" OUT="$OUT/stage" CASES="$cases" CHECK="^relative_bias$" \
+    bash tests/gpu/variant_options.sh 2>&1 | tail -8
+fi
+if part ahead; then
+  echo "== the staged window copied one kv iteration ahead (--stage-ahead)"
+  mkdir -p "$OUT/ahead"
+  "$BIN/metaattn-variant" relative_bias --heads=6 --kv-heads=2 --dim=96 --causal --lse --name=f \
+    > "$OUT/ahead/rb_gqa.mlir"
+  "$BIN/metaattn-variant" relative_bias --heads=16 --dim=128 --causal --name=f \
+    > "$OUT/ahead/rb128.mlir"
+  CHECK_OPTS=--stage-ahead check_shapes "1:1:1 3:130:77 2:300:400 5:400:300 2:1025:1025 3:77:2000" \
+    frontend/variants/relative_bias.mlir "$OUT/ahead/rb_gqa.mlir" frontend/variants/sigmoid.mlir
+  CHECK_OPTS=--stage-ahead check_shapes "1:1:1 2:130:77 1:1025:1025 1:77:2000" "$OUT/ahead/rb128.mlir"
+  CHECK_OPTS="--stage-ahead --persistent" check_shapes "2:130:77 1:1025:1025" "$OUT/ahead/rb128.mlir"
+  [[ ${SANITIZE:-1} != 0 ]] && timeout 200 compute-sanitizer --tool memcheck "$BIN/metaattn-run" \
+    frontend/variants/relative_bias.mlir --device=gpu --stage-ahead --batch=3 --seq-q=300 \
+    --seq-kv=400 2>&1 | grep -E "ERROR SUMMARY|^PASS|^FAIL" | sed 's/^/memcheck: /'
+  [[ ${SANITIZE:-1} != 0 ]] && for tool in racecheck synccheck; do
+    r=$(timeout 100 compute-sanitizer --tool $tool "$BIN/metaattn-run" "$OUT/ahead/rb128.mlir" \
+      --device=gpu --stage-ahead --batch=2 --seq-q=300 --seq-kv=400 2>&1 |
+      grep -E 'SUMMARY|^PASS|^FAIL' | tr '\n' ' ')
+    echo "$tool relative_bias D128 --stage-ahead B2 300x400: ${r:-no result}"
+  done
+  cases="softmax|softmax|;relative_bias|relative_bias|"
+  cases+=";relative_bias ahead|relative_bias|--stage-ahead"
+  timeout 300 env BIN="$BIN" OUT="$OUT/ahead" CASES="$cases" CHECK=0 \
     bash tests/gpu/variant_options.sh 2>&1 | tail -8
 fi
 # Random library variants, head dims, lengths (to 1025) and pipeline options on the GPU, each

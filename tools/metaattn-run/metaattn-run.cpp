@@ -261,6 +261,12 @@ static cl::opt<bool> prefetchReadsOpt(
              "(default false)"),
     cl::init(false));
 
+static cl::opt<bool> stageAheadOpt(
+    cl::cat(runCategory), "stage-ahead",
+    cl::desc("the staged window (--stage-reads) is copied one kv iteration ahead, right "
+             "after the tile's last reader (default false)"),
+    cl::init(false));
+
 static cl::opt<bool> stageReadsOpt(
     cl::cat(runCategory), "stage-reads",
     cl::desc("a window of a custom input the score loop of a warp-specialised kernel reads "
@@ -384,6 +390,7 @@ static int runMain(int argc, char **argv) {
   options.pipeline.axisReads = axisReadsOpt;
   options.pipeline.prefetchReads = prefetchReadsOpt;
   options.pipeline.stageReads = stageReadsOpt;
+  options.pipeline.stageAhead = stageAheadOpt;
   options.pipeline.idBounds = idBoundsOpt;
   options.pipeline.keptTiles = keptTilesOpt;
   options.pipeline.kvTileBounds = kvTileBoundsOpt;

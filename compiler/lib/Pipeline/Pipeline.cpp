@@ -95,6 +95,7 @@ void metaattn::buildAttnToTilePipeline(OpPassManager &pm, const PipelineOptions 
     tile::TileStageElementReadsOptions stage;
     if (desc)
       stage.sharedBytes = desc->sharedBytesPerBlock;
+    stage.ahead = options.stageAhead;
     kernels.addPass(tile::createTileStageElementReads(stage));
   }
   if (options.prefetchReads)
@@ -147,6 +148,8 @@ std::string metaattn::tuningArch(llvm::StringRef target, const PipelineOptions &
     arch += "+prefetch-reads";
   if (!options.stageReads)
     arch += "+no-stage-reads";
+  if (options.stageReads && options.stageAhead)
+    arch += "+stage-ahead";
   if (options.skipLoads)
     arch += "+skip-loads";
   if (options.chunkKernels == PipelineOptions::ChunkKernels::fused)
@@ -265,6 +268,10 @@ struct LowerPipelineOptions : public PassPipelineOptions<LowerPipelineOptions> {
                                          "copied into shared memory while the score gemm runs "
                                          "(default true)"),
                           llvm::cl::init(true)};
+  Option<bool> stageAhead{*this, "stage-ahead",
+                          llvm::cl::desc("the staged window is copied one kv iteration ahead, "
+                                         "right after the tile's last reader (default false)"),
+                          llvm::cl::init(false)};
   Option<bool> fuseCombine{*this, "fuse-combine",
                            llvm::cl::desc("an attn.combine runs in the epilogue of the "
                                           "attention right before it (default true)"),
@@ -343,6 +350,7 @@ void metaattn::registerMetaAttnPipelines() {
         options.axisReads = cl.axisReads;
         options.prefetchReads = cl.prefetchReads;
         options.stageReads = cl.stageReads;
+        options.stageAhead = cl.stageAhead;
         options.idBounds = cl.idBounds;
         options.keptTiles = cl.keptTiles;
         options.kvTileBounds = cl.kvTileBounds;

@@ -15,6 +15,14 @@
 // RUN: metaattn-run %s --device=cpu --target=sm_90a --batch=2 --seq-q=130 --seq-kv=77 | FileCheck %s --check-prefix=EXEC
 // RUN: metaattn-run %s --device=cpu --target=sm_90a --batch=1 --seq-q=1 --seq-kv=1 | FileCheck %s --check-prefix=EXEC
 // RUN: metaattn-run %s --device=cpu --target=sm_90a --persistent --batch=1 --seq-q=257 --seq-kv=300 | FileCheck %s --check-prefix=EXEC
+// With stage-ahead: the first kv tile's window is copied before the kv loop (after a
+// warpgroup barrier), each iteration copies the next one's (iv + 1, while below the bound)
+// right after the score loops, waiting for its own copy and its warpgroup's readers first,
+// also on the path where the warpgroup skips the tile; nothing is in flight after the loop.
+// RUN: metaattn-opt %s --metaattn-lower="target=sm_90a stage-ahead=1" | FileCheck %s --check-prefix=AHEAD
+// RUN: metaattn-run %s --device=cpu --target=sm_90a --stage-ahead --batch=2 --seq-q=130 --seq-kv=77 | FileCheck %s --check-prefix=EXEC
+// RUN: metaattn-run %s --device=cpu --target=sm_90a --stage-ahead --batch=1 --seq-q=1 --seq-kv=1 | FileCheck %s --check-prefix=EXEC
+// RUN: metaattn-run %s --device=cpu --target=sm_90a --stage-ahead --persistent --batch=1 --seq-q=257 --seq-kv=300 | FileCheck %s --check-prefix=EXEC
 
 // CHECK-LABEL: tile.kernel @bias
 // CHECK: %[[TILE:.*]] = tile.alloc : memref<128x128xf32, #tile.space<shared>>
@@ -41,6 +49,42 @@
 // CUDA: metaattn::dev::block::asyncWait<0>();
 // CUDA-NEXT: metaattn::dev::wg::groupBarrier();
 // CUDA: .template fragAt<P{{[0-9]+}}>(e{{[0-9]+}});
+
+// AHEAD-LABEL: tile.kernel @bias
+// AHEAD: %[[TILE:.*]] = tile.alloc : memref<128x128xf32, #tile.space<shared>>
+// AHEAD: tile.barrier {warpgroup}
+// AHEAD-NEXT: %[[FIRST:.*]] = arith.muli %[[LB:[a-z0-9]+]], %c128 : index
+// AHEAD-NEXT: tile.copy %arg3[%{{.*}}, %{{.*}}, %[[FIRST]]] to %[[TILE]] {async, dims = array<i64: 1, 2>, group_rows = 64 : i64}
+// AHEAD-NEXT: tile.async_commit
+// AHEAD-NEXT: scf.for %[[IV:[a-z0-9]+]] = %[[LB]] to %[[UB:[a-z0-9]+]] step %[[STEP:[a-z0-9]+]]
+// AHEAD-NEXT: %[[NEXT:.*]] = arith.addi %[[IV]], %[[STEP]] : index
+// AHEAD-NEXT: %[[MORE:.*]] = arith.cmpi slt, %[[NEXT]], %[[UB]] : index
+// AHEAD: tile.gemm %{{.*}}, %{{.*}}, %[[S:.*]] {async, tile.wgmma, transpose_b}
+// AHEAD-NOT: tile.copy
+// AHEAD: tile.async_wait 0
+// AHEAD-NEXT: tile.barrier {warpgroup}
+// AHEAD-NEXT: tile.parallel
+// AHEAD: memref.load %[[TILE]]
+// AHEAD: tile.async_wait 0
+// AHEAD-NEXT: tile.barrier {warpgroup}
+// AHEAD-NEXT: tile.parallel
+// AHEAD: memref.load %[[TILE]]
+// AHEAD: scf.if %[[MORE]] {
+// AHEAD-NEXT: tile.async_wait 0
+// AHEAD-NEXT: tile.barrier {warpgroup}
+// AHEAD-NEXT: %[[K0:.*]] = arith.muli %[[NEXT]], %c128 : index
+// AHEAD-NEXT: tile.copy %arg3[%{{.*}}, %{{.*}}, %[[K0]]] to %[[TILE]] {async, dims = array<i64: 1, 2>, group_rows = 64 : i64}
+// AHEAD-NEXT: tile.async_commit
+// AHEAD: } else {
+// AHEAD: scf.if %[[MORE]] {
+// AHEAD-NEXT: tile.async_wait 0
+// AHEAD-NEXT: tile.barrier {warpgroup}
+// AHEAD: tile.copy %arg3[%{{.*}}] to %[[TILE]] {async, dims = array<i64: 1, 2>, group_rows = 64 : i64}
+// AHEAD-NEXT: tile.async_commit
+// AHEAD: tile.async_wait 0
+// AHEAD-NOT: tile.copy %arg3
+// AHEAD-NOT: tile.read %arg3
+// AHEAD: tile.return
 
 // LEFT-LABEL: tile.kernel @bias
 // LEFT-NOT: group_rows = 64

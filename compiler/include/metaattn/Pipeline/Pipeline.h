@@ -154,6 +154,9 @@ struct PipelineOptions {
   /// runs, each consumer warpgroup its own rows (tile-stage-element-reads), where shared
   /// memory has room.
   bool stageReads = true;
+  /// The staged window is copied one iteration ahead (tile-stage-element-reads' `ahead`):
+  /// the first before the kv loop, each next one right after the tile's last reader.
+  bool stageAhead = false;
   /// The rows of a custom input the score loop reads element by element are prefetched into
   /// L1 right after the async score gemm is issued (tile-prefetch-element-reads). Off: on an
   /// H100 it gained nothing for the relative bias (0.470x our softmax without it, 0.466x

@@ -204,13 +204,18 @@ struct TileHoistAxisReadsPass
 
 Value metaattn::tile::cloneParallelChain(Value value, ParallelOp par, IRMapping &map,
                                          OpBuilder &b) {
-  if (!par->isAncestor(value.getParentRegion()->getParentOp()))
+  return cloneChainInside(value, par, map, b);
+}
+
+Value metaattn::tile::cloneChainInside(Value value, Operation *scope, IRMapping &map,
+                                       OpBuilder &b) {
+  if (!scope->isAncestor(value.getParentRegion()->getParentOp()))
     return value;
   if (Value mapped = map.lookupOrNull(value))
     return mapped;
   Operation *op = value.getDefiningOp();
   for (Value operand : op->getOperands())
-    cloneParallelChain(operand, par, map, b);
+    cloneChainInside(operand, scope, map, b);
   return b.clone(*op, map)->getResult(0);
 }
 

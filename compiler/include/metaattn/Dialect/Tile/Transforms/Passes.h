@@ -43,6 +43,12 @@ std::optional<unsigned> parallelAxes(mlir::Value value, ParallelOp par,
 mlir::Value cloneParallelChain(mlir::Value value, ParallelOp par, mlir::IRMapping &map,
                                mlir::OpBuilder &b);
 
+/// Clones the computation of `value` (pure ops inside `scope`) at the builder's insertion
+/// point, with `map` giving the block arguments inside `scope` it depends on their new values;
+/// a value defined above `scope` is returned as it is (cloneParallelChain with any op).
+mlir::Value cloneChainInside(mlir::Value value, mlir::Operation *scope, mlir::IRMapping &map,
+                             mlir::OpBuilder &b);
+
 /// Whether `a` computed in loop `pa` and `b` computed in loop `pb` are the same function of the
 /// values defined above both loops and of the loops' induction variables, where variable i of
 /// `pa` may stand for variable j of `pb` when `sameArg(i, j)`.

@@ -330,10 +330,23 @@ def TileStageElementReads : Pass<"tile-stage-element-reads", "::metaattn::tile::
     tile.copy %bias[%h, %q0, %k0] to %t {async, dims = [1, 2], group_rows = 64};
     tile.async_commit; ...; tile.gemm_wait 0, %s; tile.async_wait 0;
     tile.barrier {warpgroup}; tile.parallel (%i, %j) in [128, 128] { %x = memref.load %t[%i, %j] }`.
+
+    With `ahead`, where the gemm sits in an `scf.for` (through result-less `scf.if`s only)
+    and the window's indices are pure functions of the loop's variable, the loop's
+    variables and values above the loop, the copy moves one iteration ahead: before the
+    loop a warpgroup barrier and the first iteration's copy; in the loop, right after the
+    tile's last reader in the gemm's block (and at the end of each enclosing guard's other
+    branch), `scf.if %iv + %step < %ub { tile.async_wait 0; tile.barrier {warpgroup};
+    <copy of the next iteration's window>; tile.async_commit }`; after the loop a
+    `tile.async_wait 0`. The copy then runs behind the rest of the iteration and the next
+    score gemm instead of behind that gemm alone.
   }];
   let options = [
     Option<"sharedBytes", "shared-bytes", "int64_t", /*default=*/"227 * 1024",
-           "dynamic shared memory a block may use on the target">
+           "dynamic shared memory a block may use on the target">,
+    Option<"ahead", "ahead", "bool", /*default=*/"false",
+           "copy one iteration ahead: where the gemm's loop allows, the first window before "
+           "the loop and each iteration's next window right after the tile's last reader">
   ];
 }
 
