@@ -10,9 +10,10 @@
 # PARTS picks parts (default "stage"):
 # "ahead": the staged window copied one kv iteration ahead (--stage-ahead), checked as in
 #   "stage" (and persistent), memcheck, racecheck/synccheck, timed beside the default staging;
-# "stage": the bias matrix staged through shared memory (tile-stage-element-reads) checked at
-#   six shapes, memcheck, racecheck/synccheck, timed with and without it (OLD=<dir> adds an
-#   earlier runner);
+# "stage": the bias matrix staged through shared memory (tile-stage-element-reads, read two
+#   elements at a time) checked at six shapes, memcheck, racecheck/synccheck, timed beside
+#   OLD=<dir>'s runner (the forty-seventh session: one element at a time) and the same bias in
+#   bf16;
 # "autotune": tests/gpu/autotune_pingpong.sh (softcap D128, softmax and ALiBi D64: --autotune
 #   with ping-pong as a candidate, the tuned kernels checked and timed beside the defaults;
 #   AUTOTUNE_S limits it, 250 s);
@@ -229,6 +230,12 @@ if part stage; then
   check_shapes "1:1:1 3:130:77 2:300:400 5:400:300 2:1025:1025 3:77:2000" \
     frontend/variants/relative_bias.mlir "$OUT/stage/rb_gqa.mlir" frontend/variants/sigmoid.mlir
   check_shapes "1:1:1 2:130:77 1:1025:1025 1:77:2000" "$OUT/stage/rb128.mlir"
+  # The same bias in bf16 (half the bytes through L2), for the time only beside f32's.
+  sed -e 's/tensor<16x?x?xf32>/tensor<16x?x?xbf16>/g' -e 's/%arg11: f32)/%arg11: bf16)/g' \
+    -e 's/%arg10: f32)/%arg10: bf16)/' \
+    -e 's/%1 = arith.addf %0, %arg11 : f32/%b = arith.extf %arg11 : bf16 to f32\n      %1 = arith.addf %0, %b : f32/' \
+    "$OUT/stage/rb128.mlir" > "$OUT/stage/relative_bias_bf16.mlir"
+  check_shapes "2:130:77 1:1025:1025" "$OUT/stage/relative_bias_bf16.mlir"
   [[ ${SANITIZE:-1} != 0 ]] && timeout 200 compute-sanitizer --tool memcheck "$BIN/metaattn-run" \
     frontend/variants/relative_bias.mlir --device=gpu --batch=3 --seq-q=300 --seq-kv=400 2>&1 |
     grep -E "ERROR SUMMARY|^PASS|^FAIL" | sed 's/^/memcheck: /'
@@ -239,8 +246,8 @@ if part stage; then
     echo "$tool relative_bias D128 B2 300x400: ${r:-no result}"
   done
   cases="softmax|softmax|;relative_bias|relative_bias|"
-  cases+=";relative_bias unstaged|relative_bias|--stage-reads=0"
   [[ -n ${OLD:-} ]] && cases+=";relative_bias before|relative_bias||$OLD"
+  cases+=";relative_bias bf16|relative_bias_bf16|"
   # The staged kernel's checks ran above at every shape: variant_options.sh checks only the
   # timed staged case (six checks and the timing passed its 240 s on the H100).
   timeout 300 env BIN="$BIN" OUT="$OUT/stage" CASES="$cases" CHECK="^relative_bias$" \
