@@ -40,12 +40,6 @@ METAATTN_DEV unsigned sharedAddr(const void* p) {
 }
 } // namespace detail
 
-/// Two elements of a row's adjacent columns read with one shared load
-/// (SmemTile::fragPairAt): `x` at the lower column.
-template <class T> struct FragPair {
-  T x, y;
-};
-
 template <class T, int Rows, int Cols, int Stages = 1> struct SmemTile {
   static_assert(sizeof(T) == 2 || sizeof(T) == 4, "SmemTile: element must be 2 or 4 bytes");
   static_assert(Rows > 0 && Rows % 16 == 0, "SmemTile: Rows must be a positive multiple of 16");
@@ -115,30 +109,6 @@ template <class T, int Rows, int Cols, int Stages = 1> struct SmemTile {
       return base[fragOffset(P::rowThread(), P::colThread(), P::rowConst(e), P::colConst(e))];
     else
       return at(P::row(e), P::col(e));
-  }
-  /// Elements e and e + 1 (e even) of an mma accumulator fragment layout P, read from the
-  /// tile with one shared load: the two are one row's adjacent columns, and fragOffset of an
-  /// even element is even (8-byte aligned for f32, 4-byte for 16-bit types), so fragAt(e)
-  /// and fragAt(e + 1) become one LDS.64 (LDS.32) instead of two. The CUDA emitter prints
-  /// an element loop that reads a tile at its own indices two elements at a time with it.
-  template <class P> METAATTN_DEV FragPair<T> fragPairAt(int e) const {
-    if constexpr (kColumnBlocks && P::kRowsPerWarp % 16 == 0) {
-      const T* p =
-          base + fragOffset(P::rowThread(), P::colThread(), P::rowConst(e), P::colConst(e));
-      if constexpr (detail::IsSame<T, float>::value) {
-        const float2 v = *reinterpret_cast<const float2*>(p);
-        return {v.x, v.y};
-      } else {
-        static_assert(detail::Is16Bit<T>::value, "fragPairAt: f32, bf16 or fp16 tiles");
-        const unsigned v = *reinterpret_cast<const unsigned*>(p);
-        FragPair<T> r;
-        r.x.bits = (unsigned short)(v & 0xffffu);
-        r.y.bits = (unsigned short)(v >> 16);
-        return r;
-      }
-    } else {
-      return {at(P::row(e), P::col(e)), at(P::row(e + 1), P::col(e + 1))};
-    }
   }
   /// offset(rt + rc, ct + cc) for a fragment element with thread parts rt (its rows' swizzle
   /// rt & 7, rc a multiple of 8) and ct (0, 2, 4 or 6) and constant parts rc and cc

@@ -48,13 +48,7 @@
 // CUDA-NEXT: metaattn::dev::block::asyncCommit();
 // CUDA: metaattn::dev::block::asyncWait<0>();
 // CUDA-NEXT: metaattn::dev::wg::groupBarrier();
-// The loop reads the tile two elements (one row's adjacent columns) at a time.
-// CUDA: for (int [[E:e[0-9]+]] = 0; [[E]] < [[P:P[0-9]+]]::kElems; [[E]] += 2) {
-// CUDA-NEXT: const auto [[PAIR:pair[0-9]+]] = {{v[0-9]+}}.template fragPairAt<[[P]]>([[E]]);
-// CUDA-NEXT: #pragma unroll
-// CUDA-NEXT: for (int [[H:h[0-9]+]] = 0; [[H]] < 2; ++[[H]]) {
-// CUDA-NEXT: const int [[EL:e[0-9]+]] = [[E]] + [[H]];
-// CUDA: = ([[H]] ? [[PAIR]].y : [[PAIR]].x);
+// CUDA: .template fragAt<P{{[0-9]+}}>(e{{[0-9]+}});
 
 // AHEAD-LABEL: tile.kernel @bias
 // AHEAD: %[[TILE:.*]] = tile.alloc : memref<128x128xf32, #tile.space<shared>>

@@ -241,68 +241,10 @@ static_assert(fragOffsetsMatch<SmemTile<float, 128, 128>, Frag<float, 128, 128, 
               "fragOffset is not the tile offset of the fragment's element");
 static_assert(!fragOffsetsMatch<SmemTile<float, 128, 128>, Frag<float, 128, 128, 8>, false>(),
               "the check accepts an unswizzled address");
-// fragPairAt's premise: an even element's address is even and the next element follows it.
-template <class Tile, class P> constexpr bool pairsAdjacent() {
-  for (int warp = 0; warp < P::kWarps; ++warp)
-    for (int lane = 0; lane < 32; ++lane) {
-      const int rt = warp * P::kRowsPerWarp + (lane >> 2), ct = (lane & 3) << 1;
-      for (int e = 0; e < P::kElems; e += 2) {
-        const int at = Tile::fragOffset(rt, ct, P::rowConst(e), P::colConst(e));
-        if (at % 2 != 0 || Tile::fragOffset(rt, ct, P::rowConst(e + 1), P::colConst(e + 1)) !=
-                               at + 1)
-          return false;
-      }
-    }
-  return true;
-}
-static_assert(pairsAdjacent<SmemTile<float, 128, 128>, Frag<float, 128, 128, 8>>() &&
-                  pairsAdjacent<SmemTile<float, 192, 96>, Frag<float, 192, 96, 12>>() &&
-                  pairsAdjacent<SmemTile<bf16, 128, 128>, Frag<float, 128, 128, 8>>() &&
-                  pairsAdjacent<SmemTile<fp16, 64, 192>, Frag<float, 64, 192, 4>>(),
-              "a fragment pair is not two adjacent, aligned tile elements");
 extern "C" __global__ void probe() {}
 )cuda";
   StatusOr<CompiledKernel> kernel = compileCuda(source, "fragat.cu", CompileOptions());
   ASSERT_TRUE(kernel.ok()) << kernel.message();
-}
-
-// An element loop that reads an f32 tile with fragPairAt, as the CUDA emitter prints it,
-// compiles to one 8-byte shared load per pair of elements (fragAt alone gives two 4-byte
-// loads), and the pair holds fragAt's two elements (checked on the GPU by the lit and GPU
-// runs of the staged bias; here the PTX).
-TEST(NvrtcTest, FragmentPairReadsAreOneEightByteSharedLoad) {
-  SKIP_WITHOUT_NVRTC();
-  const char *source = R"cuda(
-#include "metaattn/frag.cuh"
-#include "metaattn/smem.cuh"
-using namespace metaattn::dev;
-extern "C" __global__ void pairs(float *out) {
-  extern __shared__ __align__(1024) unsigned char smem[];
-  SmemTile<float, 128, 64> tile(smem);
-  using P = Frag<float, 128, 64, 8>;
-  float sum = 0.0f;
-#pragma unroll
-  for (int e = 0; e < P::kElems; e += 2) {
-    const auto pair = tile.template fragPairAt<P>(e);
-#pragma unroll
-    for (int h = 0; h < 2; ++h)
-      sum += (h ? pair.y : pair.x) * float(e + h + 1);
-  }
-  out[threadIdx.x] = sum;
-}
-)cuda";
-  StatusOr<CompiledKernel> kernel = compileCuda(source, "fragpair.cu", CompileOptions());
-  ASSERT_TRUE(kernel.ok()) << kernel.message();
-  auto count = [&](const std::string &what) {
-    size_t n = 0;
-    for (size_t at = kernel->ptx.find(what); at != std::string::npos;
-         at = kernel->ptx.find(what, at + 1))
-      ++n;
-    return n;
-  };
-  // Frag<float, 128, 64, 8>: 32 elements a thread, 16 pairs.
-  EXPECT_EQ(count("ld.shared.v2.f32"), 16u) << kernel->ptx;
-  EXPECT_EQ(count("ld.shared.f32"), 0u) << kernel->ptx;
 }
 
 // The device library's exp is ex2.approx.ftz as kernels are compiled, and repeated

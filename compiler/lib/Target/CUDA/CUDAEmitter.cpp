@@ -190,12 +190,8 @@ LogicalResult Printer::printLoadStore(Operation *op) {
   } else if (load && isShared(type) && type.getRank() == 2 && parallel->anchored &&
              parallel->rank == 2 && fragmentElementLoad(load)) {
     // The tile element this thread's fragment element e stands for: a per-thread address
-    // plus a compile-time offset (or its half of the pair the loop read for e and e ^ 1).
-    auto pair = parallel->pairs.find(memref);
-    ref =
-        pair != parallel->pairs.end()
-            ? "(" + parallel->half + " ? " + pair->second + ".y : " + pair->second + ".x)"
-            : name(memref) + ".template fragAt<" + parallel->alias + ">(" + parallel->elem2d + ")";
+    // plus a compile-time offset.
+    ref = name(memref) + ".template fragAt<" + parallel->alias + ">(" + parallel->elem2d + ")";
   } else if (isShared(type)) {
     // Shared buffers are addressed by value: any index computed in the body.
     std::string args;
@@ -383,43 +379,11 @@ LogicalResult Printer::printParallel(ParallelOp op) {
                << (partial->second == ReduceKind::max ? "metaattn::dev::negInf()" : "0.0f")
                << ");\n";
     }
-    Block &body = op.getBody().front();
-    // Shared tiles read at the loop's own indices (f32 or 16-bit): elements e and e + 1 are
-    // one row's adjacent columns, read with one load (fragPairAt) per pair of elements.
-    llvm::DenseMap<Value, std::string> pairs;
-    if (rank == 2)
-      for (Operation &inner : body) {
-        auto load = dyn_cast<memref::LoadOp>(inner);
-        if (!load || chunkedAccesses.count(load) || !isShared(load.getMemRef().getType()) ||
-            !fragmentElementLoad(load) || pairs.count(load.getMemRef()))
-          continue;
-        Type element = cast<MemRefType>(load.getMemRef().getType()).getElementType();
-        if (element.isF32() || element.isBF16() || element.isF16())
-          pairs[load.getMemRef()] = "pair" + std::to_string(counter++);
-      }
-    std::string half;
-    std::optional<IndentScope> pairScope;
     line() << "#pragma unroll\n";
-    if (pairs.empty()) {
-      line() << "for (int " << e << " = 0; " << e << " < " << alias
-             << (rank == 2 ? "::kElems" : "::kSlots") << "; ++" << e << ") {\n";
-    } else {
-      std::string first = "e" + std::to_string(counter++);
-      half = "h" + std::to_string(counter++);
-      line() << "for (int " << first << " = 0; " << first << " < " << alias << "::kElems; " << first
-             << " += 2) {\n";
-      pairScope.emplace(*this);
-      llvm::SmallPtrSet<Value, 2> printed; // in operation order: the source is deterministic
-      for (Operation &inner : body)
-        if (auto load = dyn_cast<memref::LoadOp>(inner);
-            load && pairs.count(load.getMemRef()) && printed.insert(load.getMemRef()).second)
-          line() << "const auto " << pairs[load.getMemRef()] << " = " << name(load.getMemRef())
-                 << ".template fragPairAt<" << alias << ">(" << first << ");\n";
-      line() << "#pragma unroll\n";
-      line() << "for (int " << half << " = 0; " << half << " < 2; ++" << half << ") {\n";
-      line() << "  const int " << e << " = " << first << " + " << half << ";\n";
-    }
+    line() << "for (int " << e << " = 0; " << e << " < " << alias
+           << (rank == 2 ? "::kElems" : "::kSlots") << "; ++" << e << ") {\n";
     IndentScope inner(*this);
+    Block &body = op.getBody().front();
     // A 1-D loop anchored on a column vector runs over the columns this thread holds.
     FragmentLayoutAttr anchorLayout = getFragmentLayout(anchor);
     bool columns = rank == 1 && anchorLayout && anchorLayout.getKind() == "col";
@@ -434,18 +398,11 @@ LogicalResult Printer::printParallel(ParallelOp op) {
                                true,
                                alias,
                                rank,
-                               columns,
-                               std::move(pairs),
-                               half};
+                               columns};
     LogicalResult result = printBlock(body);
     parallel.reset();
     if (failed(result))
       return failure();
-    if (!half.empty()) {
-      --indent; // the pair loop's closing brace at its own level
-      line() << "}\n";
-      ++indent;
-    }
   }
   line() << "  }\n";
   line() << "}\n";

@@ -119,11 +119,6 @@ private:
     std::string alias;
     unsigned rank = 0;
     bool columns = false;
-    /// Shared tiles the loop reads at its own indices two elements at a time
-    /// (SmemTile::fragPairAt): the pair variable per tile and which of the two the element
-    /// is (`half`, 0 or 1).
-    llvm::DenseMap<mlir::Value, std::string> pairs = {};
-    std::string half = {};
   };
   std::optional<ParallelContext> parallel;
   /// Fragments that only row reductions read (see rowReducedOnly in CUDAEmitter.cpp), with
