@@ -339,7 +339,8 @@ def TileStageElementReads : Pass<"tile-stage-element-reads", "::metaattn::tile::
     branch), `scf.if %iv + %step < %ub { tile.async_wait 0; tile.barrier {warpgroup};
     <copy of the next iteration's window>; tile.async_commit }`; after the loop a
     `tile.async_wait 0`. The copy then runs behind the rest of the iteration and the next
-    score gemm instead of behind that gemm alone.
+    score gemm instead of behind that gemm alone. Off by default: on an H100 the relative
+    bias ran 0.583x our softmax with it against 0.642x without (B4 H16 S4k D128 causal).
   }];
   let options = [
     Option<"sharedBytes", "shared-bytes", "int64_t", /*default=*/"227 * 1024",
