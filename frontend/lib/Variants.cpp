@@ -168,10 +168,14 @@ AttentionBuilder metaattn::frontend::alibiAttention(const AlibiOptions &o) {
 }
 
 AttentionBuilder metaattn::frontend::relativeBiasAttention(const RelativeBiasOptions &o) {
+  const char *name = "relative-bias attention";
   if (std::string msg = checkShared(o); !msg.empty())
-    return invalid(o, "relative-bias attention", msg);
+    return invalid(o, name, msg);
+  if (o.biasType != DType::F32 && o.biasType != DType::BF16 && o.biasType != DType::F16)
+    return invalid(o, name,
+                   std::string("biasType must be f32, bf16 or f16, got ") + toString(o.biasType));
   AttentionBuilder builder = configure(o);
-  Input bias = builder.addInput("bias", DType::F32, {Dim::H, Dim::Q, Dim::KV});
+  Input bias = builder.addInput("bias", o.biasType, {Dim::H, Dim::Q, Dim::KV});
   double scale = scaleOf(o);
   builder.scoreFn([scale, bias](Sym s, const Indices &i) { return s * scale + i.inputs[bias]; });
   if (o.causal)

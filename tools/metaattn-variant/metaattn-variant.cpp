@@ -37,6 +37,9 @@ static cl::opt<int64_t> valueDim(cl::cat(variantCategory), "value-dim", cl::init
 static cl::opt<bool> causal(cl::cat(variantCategory), "causal",
                             cl::desc("causal (variants that have the option)"));
 static cl::opt<bool> f16(cl::cat(variantCategory), "f16", cl::desc("fp16 instead of bf16"));
+static cl::opt<std::string> biasType(cl::cat(variantCategory), "bias-type", cl::init("f32"),
+                                     cl::desc("relative_bias: the bias matrix's element type "
+                                              "(f32, bf16 or f16)"));
 static cl::opt<bool> lse(cl::cat(variantCategory), "lse",
                          cl::desc("also return the row statistic"));
 static cl::opt<std::string> name(cl::cat(variantCategory), "name", cl::init("attention"),
@@ -114,6 +117,12 @@ int main(int argc, char **argv) {
   } else if (v == "relative_bias") {
     auto o = common<RelativeBiasOptions>();
     o.causal = causal;
+    if (biasType == "bf16" || biasType == "f16") {
+      o.biasType = biasType == "bf16" ? DType::BF16 : DType::F16;
+    } else if (biasType != "f32") {
+      llvm::errs() << "error: --bias-type must be f32, bf16 or f16, got '" << biasType << "'\n";
+      return 1;
+    }
     builder = relativeBiasAttention(o);
   } else if (v == "sliding_window") {
     auto o = common<SlidingWindowOptions>();

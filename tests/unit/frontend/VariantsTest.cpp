@@ -145,6 +145,13 @@ TEST(VariantsTest, RelativeBias) {
   ASSERT_NO_FATAL_FAILURE(buildOk(relativeBiasAttention(o), b));
   EXPECT_EQ(inputDims(b.op), (Names{"h,q,kv"}));
   EXPECT_TRUE(contains(b.text, "tensor<4x?x?xf32>")) << b.text;
+  EXPECT_FALSE(hasOp(b.op.getScore(), "arith.extf"));
+  // A 16-bit bias is widened where the score reads it.
+  o.biasType = DType::BF16;
+  Built half;
+  ASSERT_NO_FATAL_FAILURE(buildOk(relativeBiasAttention(o), half));
+  EXPECT_TRUE(contains(half.text, "tensor<4x?x?xbf16>")) << half.text;
+  EXPECT_TRUE(hasOp(half.op.getScore(), "arith.extf"));
 }
 
 TEST(VariantsTest, SlidingWindow) {
@@ -341,6 +348,11 @@ TEST(VariantsValidationTest, OptionErrors) {
   sigmoid.bias = std::numeric_limits<double>::infinity();
   EXPECT_EQ(buildError(sigmoidAttention(sigmoid)),
             "sigmoid attention: bias must be finite, got inf");
+
+  RelativeBiasOptions intBias;
+  intBias.biasType = DType::I32;
+  EXPECT_EQ(buildError(relativeBiasAttention(intBias)),
+            "relative-bias attention: biasType must be f32, bf16 or f16, got i32");
 
   SinkOptions sink;
   sink.scale = std::nan("");

@@ -130,10 +130,13 @@ AttentionBuilder alibiAttention(const AlibiOptions &options);
 
 struct RelativeBiasOptions : VariantOptions {
   bool causal = false;
+  /// The bias matrix's element type: F32, BF16 or F16 (a 16-bit bias is widened to f32 where
+  /// the score reads it, and moves half the bytes).
+  DType biasType = DType::F32;
 };
 
 /// Learned relative-position (T5-style, materialised) bias: `softmax(s·scale + bias[h, q, kv])
-/// · V` with input "bias", dims {H, Q, KV}, f32 `tensor<Hx?x?xf32>`.
+/// · V` with input "bias", dims {H, Q, KV}, `tensor<Hx?x?xf32>` (or the biasType).
 AttentionBuilder relativeBiasAttention(const RelativeBiasOptions &options);
 
 struct SlidingWindowOptions : VariantOptions {
