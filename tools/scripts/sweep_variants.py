@@ -36,7 +36,8 @@ OPTIONS = ["--persistent", "--persistent=false", "--long-keys", "--staged-output
            "--fuse-combine=false", "--prefetch-bounds", "--axis-reads=false",
            "--id-bounds=false", "--fold-score-scale=false", "--drop-row-terms=true",
            "--documents=3", "--block-density=0.5", "--kept-tiles=false", "--block-density=0.1",
-           "--block-n=32", "--block-n=64", "--stages=3"]
+           "--block-n=32", "--block-n=64", "--stages=3", "--stage-ahead",
+           "--stage-reads=false"]
 
 
 def draw(rng, device="cpu"):
@@ -54,6 +55,8 @@ def draw(rng, device="cpu"):
         args.append("--f16")
     if rng.random() < 0.3:
         args.append(f"--value-dim={rng.choice(DIMS)}")
+    if variant == "relative_bias" and rng.random() < 0.5:
+        args.append(f"--bias-type={rng.choice(['bf16', 'f16'])}")
     lengths = LENGTHS + GPU_LENGTHS if device == "gpu" else LENGTHS
     seq_q = rng.choice(lengths)
     seq_kv = rng.choice(lengths) if rng.random() < 0.5 else seq_q
