@@ -8,10 +8,25 @@
 #ifndef METAATTN_TESTS_UNIT_PIPELINE_ATTENTIONIR_H
 #define METAATTN_TESTS_UNIT_PIPELINE_ATTENTIONIR_H
 
+#include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <string>
+#include <vector>
 
 namespace metaattn::irtext {
+
+#ifdef METAATTN_VARIANTS_DIR
+/// The library's variant files (frontend/variants/*.mlir), their names sorted.
+inline std::vector<std::string> variantFiles() {
+  std::vector<std::string> files;
+  for (const auto &entry : std::filesystem::directory_iterator(METAATTN_VARIANTS_DIR))
+    if (entry.path().extension() == ".mlir")
+      files.push_back(entry.path().filename().string());
+  std::sort(files.begin(), files.end());
+  return files;
+}
+#endif
 
 struct SoftmaxShape {
   int heads = 4, kvHeads = 4, dim = 64, valueDim = 64;

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "AttentionIR.h"
 #include "metaattn/Dialect/Attn/IR/AttnOps.h"
 #include "metaattn/Pipeline/Pipeline.h"
 #include "metaattn/Runtime/Compiler.h"
@@ -16,22 +17,12 @@
 
 #include <gtest/gtest.h>
 
-#include <filesystem>
 #include <fstream>
 #include <sstream>
 
 using namespace metaattn;
 
 namespace {
-
-std::vector<std::string> variantFiles() {
-  std::vector<std::string> files;
-  for (const auto &entry : std::filesystem::directory_iterator(METAATTN_VARIANTS_DIR))
-    if (entry.path().extension() == ".mlir")
-      files.push_back(entry.path().filename().string());
-  std::sort(files.begin(), files.end());
-  return files;
-}
 
 /// The module of variant file `name` (in ctx).
 mlir::OwningOpRef<mlir::ModuleOp> parseVariant(const std::string &name, mlir::MLIRContext &ctx) {
@@ -140,7 +131,7 @@ TEST_F(NvrtcVariantsFused, LinearFunctionsCompileAsOneKernelEach) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Library, NvrtcVariants, ::testing::ValuesIn(variantFiles()),
+INSTANTIATE_TEST_SUITE_P(Library, NvrtcVariants, ::testing::ValuesIn(irtext::variantFiles()),
                          [](const ::testing::TestParamInfo<std::string> &info) {
                            return info.param.substr(0, info.param.size() - 5);
                          });

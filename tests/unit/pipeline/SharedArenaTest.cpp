@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "AttentionIR.h"
 #include "metaattn/Dialect/Tile/IR/TileOps.h"
 #include "metaattn/Pipeline/Pipeline.h"
 #include "metaattn/Target/CUDA/CUDAEmitter.h"
@@ -19,22 +20,12 @@
 
 #include <gtest/gtest.h>
 
-#include <filesystem>
 #include <fstream>
 #include <sstream>
 
 using namespace metaattn;
 
 namespace {
-
-std::vector<std::string> variantFiles() {
-  std::vector<std::string> files;
-  for (const auto &entry : std::filesystem::directory_iterator(METAATTN_VARIANTS_DIR))
-    if (entry.path().extension() == ".mlir")
-      files.push_back(entry.path().string());
-  std::sort(files.begin(), files.end());
-  return files;
-}
 
 class SharedArenaTest : public ::testing::TestWithParam<const char *> {};
 
@@ -45,7 +36,8 @@ TEST_P(SharedArenaTest, LaunchBytesAreTheEmittersForEveryVariantKernel) {
   PipelineOptions options;
   options.target = GetParam();
   int kernels = 0, grown = 0;
-  for (const std::string &file : variantFiles()) {
+  for (const std::string &name : irtext::variantFiles()) {
+    std::string file = std::string(METAATTN_VARIANTS_DIR) + "/" + name;
     std::ifstream in(file);
     std::stringstream text;
     text << in.rdbuf();
