@@ -45,6 +45,30 @@ GemmOp metaattn::tile::asyncScoreGemmBefore(ParallelOp par, Value scores) {
   return nullptr;
 }
 
+SmallVector<ScoreLoop> metaattn::tile::getScoreLoops(Region &region) {
+  SmallVector<ScoreLoop> loops;
+  region.walk([&](ParallelOp par) {
+    if (par.getShape().size() != 2)
+      return;
+    Value scores = getParallelAnchor(par);
+    FragmentLayoutAttr layout = scores ? getFragmentLayout(scores) : FragmentLayoutAttr();
+    if (!layout || layout.getKind() != "mma")
+      return;
+    if (GemmOp gemm = asyncScoreGemmBefore(par, scores))
+      loops.push_back({par, scores, gemm});
+  });
+  return loops;
+}
+
+bool metaattn::tile::sameElementRead(Value tensor, ValueRange indices, ParallelOp loop, ReadOp read,
+                                     ParallelOp par) {
+  return tensor == read.getTensor() && indices.size() == read.getIndices().size() &&
+         llvm::all_of(llvm::zip(indices, read.getIndices()), [&](auto xy) {
+           return sameParallelValue(std::get<0>(xy), loop, std::get<1>(xy), par,
+                                    std::equal_to<unsigned>());
+         });
+}
+
 bool metaattn::tile::readAvailableAfter(ReadOp read, ParallelOp par, GemmOp gemm,
                                         DominanceInfo &dominance) {
   SmallVector<Value> worklist(read.getIndices());
@@ -106,21 +130,11 @@ struct TilePrefetchElementReadsPass
     std::optional<llvm::SmallDenseSet<Value>> written = getKernelOutputs(kernel);
     if (!written)
       return;
-    SmallVector<ParallelOp> loops;
-    kernel.walk([&](ParallelOp par) {
-      if (par.getShape().size() == 2)
-        loops.push_back(par);
-    });
     DominanceInfo dominance(kernel);
     SmallVector<Prefetched> done;
-    for (ParallelOp par : loops) {
-      Value scores = getParallelAnchor(par);
-      FragmentLayoutAttr layout = scores ? getFragmentLayout(scores) : FragmentLayoutAttr();
-      if (!layout || layout.getKind() != "mma")
-        continue;
-      GemmOp gemm = asyncScoreGemmBefore(par, scores);
-      if (!gemm)
-        continue;
+    for (const ScoreLoop &score : getScoreLoops(kernel.getBody())) {
+      ParallelOp par = score.loop;
+      GemmOp gemm = score.gemm;
       llvm::DenseMap<Value, unsigned> memo;
       par.getBody().walk([&](ReadOp read) {
         if (written->contains(read.getTensor()) || !rowAlongColumns(read, par, memo) ||
@@ -128,11 +142,8 @@ struct TilePrefetchElementReadsPass
           return;
         bool seen = llvm::any_of(done, [&](const Prefetched &p) {
           ReadOp other = p.read;
-          return p.gemm == gemm && other.getTensor() == read.getTensor() &&
-                 llvm::all_of(llvm::zip(other.getIndices(), read.getIndices()), [&](auto xy) {
-                   return sameParallelValue(std::get<0>(xy), p.loop, std::get<1>(xy), par,
-                                            std::equal_to<unsigned>());
-                 });
+          return p.gemm == gemm &&
+                 sameElementRead(other.getTensor(), other.getIndices(), p.loop, read, par);
         });
         if (seen)
           return;

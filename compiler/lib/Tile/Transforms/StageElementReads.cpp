@@ -65,24 +65,15 @@ struct TileStageElementReadsPass
     if (!ws || unsupported)
       return;
     int64_t groups = ws.getConsumerThreads() / WarpSpecializeOp::kProducerThreads;
-    SmallVector<ParallelOp> loops;
-    ws.getConsumer().walk([&](ParallelOp par) {
-      if (par.getShape().size() == 2)
-        loops.push_back(par);
-    });
     DominanceInfo dominance(kernel);
     SmallVector<Staged> staged;
-    for (ParallelOp par : loops) {
-      Value scores = getParallelAnchor(par);
-      FragmentLayoutAttr layout = scores ? getFragmentLayout(scores) : FragmentLayoutAttr();
+    for (const ScoreLoop &score : getScoreLoops(ws.getConsumer())) {
+      ParallelOp par = score.loop;
+      GemmOp gemm = score.gemm;
       int64_t rows = par.getShape()[0], cols = par.getShape()[1];
       // Each consumer warpgroup holds its own rows of the fragment; a shared tile has rows
       // in multiples of 16 and 16-byte chunks.
-      if (!layout || layout.getKind() != "mma" || groups < 1 || rows % groups != 0 ||
-          (rows / groups) % 16 != 0 || cols % 8 != 0)
-        continue;
-      GemmOp gemm = asyncScoreGemmBefore(par, scores);
-      if (!gemm)
+      if (groups < 1 || rows % groups != 0 || (rows / groups) % 16 != 0 || cols % 8 != 0)
         continue;
       SmallVector<ReadOp> reads;
       par.getBody().walk([&](ReadOp read) { reads.push_back(read); });
@@ -157,17 +148,9 @@ struct TileStageElementReadsPass
   /// The staging of an earlier read of the same window after the same gemm, if any.
   static Staged *findStaged(MutableArrayRef<Staged> staged, GemmOp gemm, ReadOp read,
                             ParallelOp par) {
-    for (Staged &s : staged) {
-      if (s.gemm != gemm || s.tensor != read.getTensor() ||
-          s.indices.size() != read.getIndices().size())
-        continue;
-      bool same = llvm::all_of(llvm::zip(s.indices, read.getIndices()), [&](auto xy) {
-        return sameParallelValue(std::get<0>(xy), s.loop, std::get<1>(xy), par,
-                                 std::equal_to<unsigned>());
-      });
-      if (same)
+    for (Staged &s : staged)
+      if (s.gemm == gemm && sameElementRead(s.tensor, s.indices, s.loop, read, par))
         return &s;
-    }
     return nullptr;
   }
 

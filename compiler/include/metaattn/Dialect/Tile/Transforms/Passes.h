@@ -60,6 +60,23 @@ bool sameParallelValue(mlir::Value a, ParallelOp pa, mlir::Value b, ParallelOp p
 /// null when there is none.
 GemmOp asyncScoreGemmBefore(ParallelOp par, mlir::Value scores);
 
+/// A score loop: a 2-D tile.parallel anchored on an `mma` fragment (`scores`) that an async
+/// gemm earlier in the same iteration writes (asyncScoreGemmBefore).
+struct ScoreLoop {
+  ParallelOp loop;
+  mlir::Value scores;
+  GemmOp gemm;
+};
+
+/// The score loops in `region`, in program order (the passes that move a score loop's
+/// element reads behind its gemm start from them).
+llvm::SmallVector<ScoreLoop> getScoreLoops(mlir::Region &region);
+
+/// Whether `read` in loop `par` reads `tensor` at `indices` as computed in loop `loop`: the
+/// same element for the same loop indices (an earlier read, kept by its tensor and indices).
+bool sameElementRead(mlir::Value tensor, mlir::ValueRange indices, ParallelOp loop, ReadOp read,
+                     ParallelOp par);
+
 /// Whether every value `read`'s indices take from above `par` is available right after
 /// `gemm` (the values computed inside `par` are recomputed from them).
 bool readAvailableAfter(ReadOp read, ParallelOp par, GemmOp gemm, mlir::DominanceInfo &dominance);
