@@ -5,8 +5,8 @@
 # 2:1025:1025), the default under compute-sanitizer memcheck, then H16 D128 causal bf16 timed
 # at B4 S4k and B1 S16k beside our causal softmax, and D64 (H32) and D256 (H8) at B4 S4k, three
 # interleaved repetitions. A table last. CHECKS=0 skips the checks and memcheck (timing only, for
-# a second call on kernels checked in the first); DIMS (default "128 64 256") picks the head
-# dims timed.
+# a second call on kernels checked in the first); MEMCHECK_OFF=1 runs memcheck with OFF as
+# well; DIMS (default "128 64 256") picks the head dims timed.
 #   BIN=<dir with static metaattn-run, metaattn-variant> OUT=<dir> VARIANT=softcap \
 #     OFF=--monotone-max=false OFF_NAME=max-of-tanh bash tests/gpu/option_ab.sh
 set -u
@@ -44,6 +44,13 @@ if [ "$CHECKS" = 1 ] && command -v compute-sanitizer > /dev/null; then
   timeout 120 compute-sanitizer --tool memcheck "$RUN" "$OUT/$V.mlir" --device=gpu \
     --batch=1 --seq-q=300 > "$OUT/memcheck.log" 2>&1
   echo "memcheck $V: exit $?, $(grep 'ERROR SUMMARY' "$OUT/memcheck.log")"
+  # MEMCHECK_OFF=1: the kernel with OFF too (an option that turns something on).
+  if [ "${MEMCHECK_OFF:-0}" = 1 ]; then
+    # shellcheck disable=SC2086 # the options are words
+    timeout 120 compute-sanitizer --tool memcheck "$RUN" "$OUT/$V.mlir" --device=gpu \
+      --batch=1 --seq-q=300 $OFF > "$OUT/memcheck_off.log" 2>&1
+    echo "memcheck $V $OFF: exit $?, $(grep 'ERROR SUMMARY' "$OUT/memcheck_off.log")"
+  fi
 fi
 cases=("softmax S4k|softmax|4|4096|" "$V S4k|$V|4|4096|" "$V S4k $OFF_NAME|$V|4|4096|$OFF"
        "softmax S16k|softmax|1|16384|" "$V S16k|$V|1|16384|" "$V S16k $OFF_NAME|$V|1|16384|$OFF"

@@ -7,9 +7,15 @@
 # read of the staged tile timed separately, 0.618x against 0.636x, was reverted): "stage"
 # (SANITIZE=0 leaves time for the table) for the bf16 bias's time (does halving the bias's
 # bytes through L2 lift it?), then PARTS=grid on the H200 (not since the thirtieth session).
-# The default part, "stage", is the staging's own check.
+# The forty-eighth session (no GPU lent) added "bounded": softcap's constant shift, checked on
+# the CPU executor only.
+# The default parts, "bounded stage", are the new kernels' own checks and timings.
 #
-# PARTS picks parts (default "stage"):
+# PARTS picks parts (default "bounded stage"):
+# "bounded": softcap with --bounded-shift (a constant shift near the bound of 50·tanh: no row
+#   maximum, no rescaling; 991 against 1455 instructions in the D128 kv loop) against the
+#   default, tests/gpu/bounded_shift.sh: checks at seven shapes both ways, memcheck both ways,
+#   timed beside our softmax at D128 (S4k, S16k), D64 and D256;
 # "stage": the bias matrix staged through shared memory (tile-stage-element-reads) checked at
 #   six shapes, memcheck, racecheck/synccheck, timed beside OLD=<dir>'s runner and the same
 #   bias in bf16 (half its bytes through L2; not timed yet: the forty-seventh session's call
@@ -76,7 +82,7 @@ OUT=${OUT:-/tmp/metaattn-pending}
 mkdir -p "$OUT"
 export METAATTN_CACHE_DIR=${METAATTN_CACHE_DIR:-/tmp/metaattn-cache}
 nvidia-smi -L | head -1 || { echo "no GPU"; exit 1; }
-PARTS=" ${PARTS:-stage} "
+PARTS=" ${PARTS:-bounded stage} "
 part() { [[ $PARTS == *" $1 "* ]]; }
 # check_shapes "B:Sq:Skv ..." file...: every function of each file against the oracle on the GPU
 # at each shape, a line per file and shape.
@@ -94,7 +100,7 @@ check_shapes() {
   done
 }
 mkdir -p "$OUT/pp"
-touch "$OUT/combo.txt" "$OUT/mono.txt" "$OUT/limits.txt" "$OUT/variants.txt" "$OUT/stages.txt" \
+touch "$OUT/bounded.txt" "$OUT/combo.txt" "$OUT/mono.txt" "$OUT/limits.txt" "$OUT/variants.txt" "$OUT/stages.txt" \
   "$OUT/d64.txt" "$OUT/casts.txt" "$OUT/pingpong.txt" "$OUT/model.txt"
 combo=tests/lit/Conversion/convert-attn-to-tile-monotone-max.mlir
 part combo && for shape in 1:1:1:1 2:129:65:1 2:200:333:3 1:1025:1025:4; do
@@ -353,12 +359,20 @@ fi
 part d64 && timeout 200 env BIN="$BIN" OUT="$OUT/d64" DIM=64 CASES="$d64" \
   bash tests/gpu/variant_options.sh > "$OUT/d64.txt" 2>&1
 part mono && timeout 200 env BIN="$BIN" OUT="$OUT/mono" bash tests/gpu/monotone_max.sh > "$OUT/mono.txt" 2>&1
+# Printed at once (a call cut short still shows it).
+if part bounded; then
+  timeout 300 env BIN="$BIN" OUT="$OUT/bounded" bash tests/gpu/bounded_shift.sh \
+    > "$OUT/bounded.txt" 2>&1
+  echo "== softcap: a constant shift (--bounded-shift) against the running maximum"
+  grep -v "^PASS\|: PASS" "$OUT/bounded.txt" | tail -24
+  echo "$(grep -c "PASS" "$OUT/bounded.txt") checks PASS"
+fi
 part limits && timeout 230 env BIN="$BIN" OUT="$OUT/lim" PROFILE="${PROFILE:-0}" KEEP_SASS=1 \
   bash tests/gpu/limits.sh > "$OUT/limits.txt" 2>&1
 part variants && timeout 260 python3 benchmarks/bench_variants.py --bin "$BIN" --csv "$OUT/variants.csv" \
   > "$OUT/variants.txt" 2>&1
-(cd "$OUT" && tar czf logs.tgz casts mono lim stages d64 pp model autotune combos 2>/dev/null
-  rm -rf casts mono lim stages d64 pp model autotune combos)
+(cd "$OUT" && tar czf logs.tgz casts mono bounded lim stages d64 pp model autotune combos 2>/dev/null
+  rm -rf casts mono bounded lim stages d64 pp model autotune combos)
 show() { # title, file; the part's results, if it ran
   echo "== $1"
   cat "$2"

@@ -295,6 +295,14 @@ static cl::opt<bool> monotoneMaxOpt(
              "y's function once per row (default true)"),
     cl::init(true));
 
+static cl::opt<bool> boundedShiftOpt(
+    cl::cat(runCategory), "bounded-shift",
+    cl::desc("softmax-family attentions whose score is bounded whatever the dot product (a "
+             "soft cap's c * tanh(s * k) with c up to about 52): the weights are exp(s - c') "
+             "for a constant c' near the bound, with no running row maximum and no rescaling "
+             "of the output (default false)"),
+    cl::init(false));
+
 static cl::opt<bool> splitIndexCastsOpt(
     cl::cat(runCategory), "split-index-casts",
     cl::desc("element loops convert a position (ALiBi's q - k) to float as its block-wide part "
@@ -396,6 +404,7 @@ static int runMain(int argc, char **argv) {
   options.pipeline.kvTileBounds = kvTileBoundsOpt;
   options.pipeline.approxTanh = approxTanhOpt;
   options.pipeline.monotoneMax = monotoneMaxOpt;
+  options.pipeline.boundedShift = boundedShiftOpt;
   options.pipeline.splitIndexCasts = splitIndexCastsOpt;
   options.pipeline.fuseCombine = fuseCombineOpt;
   options.pipeline.prefetchBounds = prefetchBoundsOpt;

@@ -48,6 +48,7 @@ void metaattn::buildAttnToTilePipeline(OpPassManager &pm, const PipelineOptions 
   convert.monotoneMax = options.monotoneMax;
   convert.dropRowTerms = options.dropRowTerms;
   convert.exp2Emulation = options.exp2Emulation;
+  convert.boundedShift = options.boundedShift;
   convert.idBounds = options.idBounds;
   convert.keptTiles = options.keptTiles;
   convert.kvTileBounds = options.kvTileBounds;
@@ -140,6 +141,8 @@ std::string metaattn::tuningArch(llvm::StringRef target, const PipelineOptions &
     arch += "+exact-tanh";
   if (!options.monotoneMax)
     arch += "+no-monotone-max";
+  if (options.boundedShift)
+    arch += "+bounded-shift";
   if (!options.splitIndexCasts)
     arch += "+no-split-index-casts";
   if (options.prefetchBounds)
@@ -224,6 +227,12 @@ struct LowerPipelineOptions : public PassPipelineOptions<LowerPipelineOptions> {
                      "product s (a soft cap's tanh): the row maximum of s, mapped through y's "
                      "function once per row (default true)"),
       llvm::cl::init(true)};
+  Option<bool> boundedShift{
+      *this, "bounded-shift",
+      llvm::cl::desc("softmax-family attentions whose score is bounded whatever the dot "
+                     "product (a soft cap): a constant shift near the bound, no running row "
+                     "maximum, no rescaling (default false)"),
+      llvm::cl::init(false)};
   Option<bool> splitIndexCasts{
       *this, "split-index-casts",
       llvm::cl::desc("element loops convert a position's block-wide part and its element "
@@ -335,6 +344,7 @@ void metaattn::registerMetaAttnPipelines() {
                                               : PipelineOptions::ChunkKernels::separate;
         options.foldScoreScale = cl.foldScoreScale;
         options.monotoneMax = cl.monotoneMax;
+        options.boundedShift = cl.boundedShift;
         options.splitIndexCasts = cl.splitIndexCasts;
         options.dropRowTerms = cl.dropRowTerms;
         options.exp2Emulation = cl.exp2Emulation;

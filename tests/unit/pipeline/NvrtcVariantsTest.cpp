@@ -131,6 +131,30 @@ TEST_F(NvrtcVariantsFused, LinearFunctionsCompileAsOneKernelEach) {
   }
 }
 
+// A constant shift for the bounded soft caps (--bounded-shift): every kernel of softcap.mlir
+// compiles with its instructions and takes no row maximum, which the default kernels do.
+class NvrtcVariantsBoundedShift : public WithNvrtc<::testing::Test> {};
+
+TEST_F(NvrtcVariantsBoundedShift, SoftcapKernelsTakeNoRowMaximum) {
+  auto module = parseVariant("softcap.mlir", ctx);
+  ASSERT_TRUE(module);
+  PipelineOptions options;
+  options.boundedShift = true;
+  auto bounded = lowerToCuda(*module, options);
+  ASSERT_TRUE(bounded.ok()) << bounded.status().message();
+  auto again = parseVariant("softcap.mlir", ctx); // lowering rewrites the module
+  ASSERT_TRUE(again);
+  auto running = lowerToCuda(*again, {});
+  ASSERT_TRUE(running.ok()) << running.status().message();
+  ASSERT_EQ(bounded->size(), running->size());
+  for (size_t i = 0; i < bounded->size(); ++i) {
+    const LoweredKernel &kernel = (*bounded)[i];
+    EXPECT_TRUE(compilesWithItsInstructions(kernel)) << kernel.name;
+    EXPECT_EQ(kernel.cudaSource.find("rowMax("), std::string::npos) << kernel.name;
+    EXPECT_NE((*running)[i].cudaSource.find("rowMax("), std::string::npos) << kernel.name;
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Library, NvrtcVariants, ::testing::ValuesIn(irtext::variantFiles()),
                          [](const ::testing::TestParamInfo<std::string> &info) {
                            return info.param.substr(0, info.param.size() - 5);

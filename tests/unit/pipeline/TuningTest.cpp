@@ -116,6 +116,9 @@ TEST_F(Tuning, EntriesAreKeptPerKernelSchedule) {
   PipelineOptions noTurns;
   noTurns.pingpong = PipelineOptions::Pingpong::off;
   EXPECT_EQ(tuningArch("sm_90a", noTurns), "sm_90a+no-pingpong");
+  PipelineOptions bounded;
+  bounded.boundedShift = true;
+  EXPECT_EQ(tuningArch("sm_90a", bounded), "sm_90a+bounded-shift");
 
   // A tile recorded for the cp.async schedule is not taken by the warp-specialised one.
   std::string path = tempPath("schedule");

@@ -87,6 +87,11 @@ struct PipelineOptions {
   /// pipe (exp2Poly, runtime/device/metaattn/math.cuh) instead of the special-function unit
   /// (convert-attn-to-tile exp2-emulation); 0: none (the default; an experiment, not timed).
   int64_t exp2Emulation = 0;
+  /// A softmax-family attention whose score is bounded whatever the dot product (a soft
+  /// cap's c·tanh(s·k), c <= 52): the shift is a constant near the bound instead of the
+  /// running row maximum, so the kernel takes no row maximum and rescales neither the output
+  /// nor the row sums (convert-attn-to-tile bounded-shift). Off by default until timed.
+  bool boundedShift = false;
   /// A tuning file (metaattn/Pipeline/Tuning.h) whose entries for the target set the tile
   /// sizes of the attentions it knows (lowerToCuda applies it); empty: none. The sizes above,
   /// when set, still win.

@@ -243,6 +243,11 @@ private:
   /// loop computes the score at the block's first row q0, and the maximum read by the
   /// finalizer moves by G(q) − G(q0).
   std::optional<RowTermSplit> rowTerms;
+  /// The shift as a constant, in the score's units, where the score is bounded
+  /// (TileConfig::boundedShift applies): no row maximum, no rescaling.
+  std::optional<double> staticShift;
+  /// Whether every kept score is at most staticShift (the exponents s − m are <= 0).
+  bool staticShiftAbove = false;
 
   /// The raw score y ± (u/c)·v of a score c·y ± u·v (PositiveScale), with the operations of
   /// the score region that y, u and v need inlined with `args` (not c·y, nor the sum).
@@ -558,7 +563,7 @@ void KernelBuilder::buildLoopBody(Value j, Value unmasked) {
     endParallel(par);
   }
 
-  if (op.hasShift()) {
+  if (op.hasShift() && !staticShift) {
     // m_new = max(m, rowmax(x)); rescale factors exp(d·(m - m_new)). With monotoneMax the
     // tile's maximum is of the dot products s, and m_new = max(m, g(rowmax(s))).
     if (!monotoneMax)
@@ -610,13 +615,15 @@ void KernelBuilder::buildLoopBody(Value j, Value unmasked) {
     if (monotoneMax)
       s = rawOfScore(s, q, kv);
     s = scaled(s);
-    Value m = op.hasShift() ? scaled(load(rowMaxNew, ivs[0])) : f32(0.0);
+    Value m = staticShift     ? f32(*staticShift)
+              : op.hasShift() ? scaled(load(rowMaxNew, ivs[0]))
+                              : f32(0.0);
     SmallVector<Value> values = inlineRegion(op.getElementwise(), regionArgs({s, m}, q, kv));
     // The weights exp(s − m) may take the FMA pipe's 2^x for part of the elements
     // (TileConfig::exp2Emulation), where m is the running maximum of the scores themselves
     // (the shift in place; a sink's start only raises it), so the exponents are <= 0 and
     // within exp2Poly's domain.
-    if (cfg.exp2Emulation > 0 && shiftInPlace)
+    if (cfg.exp2Emulation > 0 && shiftInPlace && (!staticShift || staticShiftAbove))
       for (Operation *user : s.getUsers())
         if (auto sub = dyn_cast<arith::SubFOp>(user); sub && sub.getLhs() == s && sub.getRhs() == m)
           for (Operation *exp : sub->getUsers())
@@ -673,7 +680,9 @@ void KernelBuilder::buildEpilogue() {
     SmallVector<Value> leading;
     for (Value acc : accumulators)
       leading.push_back(load(acc, ivs));
-    Value m = op.hasShift() ? scaled(load(rowMax, ivs)) : f32(0.0);
+    Value m = staticShift     ? f32(*staticShift)
+              : op.hasShift() ? scaled(load(rowMax, ivs))
+                              : f32(0.0);
     if (rowTerms)
       m = b.create<arith::AddFOp>(loc, m, rowTermShift(q));
     leading.push_back(m);
@@ -684,8 +693,9 @@ void KernelBuilder::buildEpilogue() {
     store(b.create<arith::SelectOp>(loc, isZero, f32(0.0), inv), inverse, ivs);
     if (stats) {
       Value lse = fin[1];
-      // A row with no kept entry has the statistic -inf: with a shift its maximum never
-      // moved from -inf; without one, its count of kept entries is zero.
+      // A row with no kept entry has the statistic -inf: with a running shift its maximum
+      // never moved from -inf; without one (or with a constant one), its count of kept
+      // entries is zero.
       Value empty = keptRows ? b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OEQ,
                                                        load(keptRows, ivs), f32(0.0))
                              : b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OEQ, m, negInf());
@@ -915,17 +925,35 @@ FailureOr<KernelOp> KernelBuilder::build(StringRef name) {
     if (cfg.dropRowTerms && shiftInPlace && op.getShiftInit().empty() &&
         weightsOfDifference(op.getElementwise()))
       rowTerms = RowTermSplit::analyse(op.getScore(), inputAxes());
+    // A bounded score needs no running maximum: exp(s − c) for a constant c near the bound
+    // neither overflows nor underflows, and the weights and the row statistic (c + log z) are
+    // those of the maximum's shift. c is the upper bound where the scores span at most 64 (the
+    // exponents then lie in [-64, 0], as with the maximum), else 64 above the lower bound with
+    // the exponents in [-64, 40] (a soft cap of 50: [-50, 50], c = 14): e^-64 is a normal f32
+    // far from its flush to zero, and e^40 times 2^24 keys stays below its range. Only for
+    // normalisers whose values scale at most as e^{-m} (degree <= 1).
+    if (cfg.boundedShift && shiftInPlace && op.getShiftInit().empty() &&
+        llvm::all_of(op.getDegrees(), [](int64_t d) { return d == 0 || d == 1; }))
+      if (std::optional<FloatRange> range = scoreRange(op.getScore())) {
+        double c = range->hi - range->lo <= 64 ? range->hi : range->lo + 64;
+        if (range->hi - c <= 40) {
+          staticShift = c;
+          staticShiftAbove = c >= range->hi;
+        }
+      }
     // The maximum of g(s) over a row is g of the row's largest s.
-    monotoneMax = cfg.monotoneMax && scoreScale && !rawTermU && !rowTerms &&
+    monotoneMax = cfg.monotoneMax && !staticShift && scoreScale && !rawTermU && !rowTerms &&
                   rawScore != op.getScore().getArgument(0) &&
                   monotoneInScore(op.getScore().front(), rawScore);
     if (!shiftInPlace)
       shiftInput = alloc({bm, bn}, f32Type, MemorySpace::fragment);
-    rowMax = alloc({bm}, f32Type, MemorySpace::fragment);
-    rowMaxNew = alloc({bm}, f32Type, MemorySpace::fragment);
-    for (int64_t degree : op.getDegrees())
-      if (degree != 0 && !alphas.count(degree))
-        alphas[degree] = alloc({bm}, f32Type, MemorySpace::fragment);
+    if (!staticShift) {
+      rowMax = alloc({bm}, f32Type, MemorySpace::fragment);
+      rowMaxNew = alloc({bm}, f32Type, MemorySpace::fragment);
+      for (int64_t degree : op.getDegrees())
+        if (degree != 0 && !alphas.count(degree))
+          alphas[degree] = alloc({bm}, f32Type, MemorySpace::fragment);
+    }
   }
   Block &elementwise = op.getElementwise().front();
   Value weight = elementwise.getTerminator()->getOperand(0);
@@ -936,10 +964,10 @@ FailureOr<KernelOp> KernelBuilder::build(StringRef name) {
                                                 : alloc({bm, bn}, f32Type, MemorySpace::fragment));
   }
 
-  // Without a shift, a row's emptiness is tracked by counting its kept entries (only when the
-  // row statistic is requested).
+  // Without a running shift, a row's emptiness is tracked by counting its kept entries (only
+  // when the row statistic is requested).
   bool hasShiftInit = !op.getShiftInit().empty();
-  if (op.getLse() && (!op.hasShift() || hasShiftInit)) {
+  if (op.getLse() && (!op.hasShift() || hasShiftInit || staticShift)) {
     keptFlags = alloc({bm, bn}, f32Type, MemorySpace::fragment);
     keptRows = alloc({bm}, f32Type, MemorySpace::fragment);
   }
@@ -950,7 +978,7 @@ FailureOr<KernelOp> KernelBuilder::build(StringRef name) {
                    b.getDenseI64ArrayAttr({1, 3}), false);
   b.create<BarrierOp>(loc);
   b.create<FillOp>(loc, out, f32(0.0));
-  if (op.hasShift())
+  if (rowMax)
     b.create<FillOp>(loc, rowMax, negInf());
   if (hasShiftInit) {
     // The running maximum starts at the per-row value of shift_init (max(rowmax, c)).

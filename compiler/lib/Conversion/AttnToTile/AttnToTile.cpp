@@ -241,6 +241,7 @@ struct ConvertAttnToTilePass : public metaattn::impl::ConvertAttnToTileBase<Conv
     // 4-byte spill with it, and nothing is timed there to weigh that against.
     config.dropRowTerms = dropRowTerms && target.wgmma;
     config.exp2Emulation = exp2Emulation;
+    config.boundedShift = boundedShift;
     config.idBounds = idBounds;
     config.keptTiles = keptTiles;
     config.keptTileBounds = keptTiles && !persistent;

@@ -14,6 +14,8 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Region.h"
 
+#include <optional>
+
 namespace metaattn {
 
 /// An integer interval [lo, hi] of index values; both null when unknown. When `valid` (an
@@ -75,6 +77,18 @@ BoolInterval classifyMaskOverBox(mlir::OpBuilder &b, mlir::Location loc, mlir::R
 /// any values of the other arguments: softmax's exp(s - m) is. A kernel that stores masked
 /// scores as -inf then gets its weights right without testing the mask again.
 bool weightsVanishOnMaskedScores(mlir::Region &elementwise);
+
+/// A closed interval of real numbers.
+struct FloatRange {
+  double lo, hi;
+};
+
+/// The interval every value the score region `score` yields lies in, whatever the dot
+/// product, the custom inputs and the indices are (ScoreRange.cpp: interval arithmetic through
+/// tanh, erf, exp, sums, products, quotients, minima, maxima and selects), widened by a margin
+/// for the device's f32 rounding; nullopt when it is unbounded. A soft cap's c·tanh(s·k) gives
+/// about [−c, c].
+std::optional<FloatRange> scoreRange(mlir::Region &score);
 
 } // namespace metaattn
 

@@ -45,6 +45,11 @@ struct TileConfig {
   /// K > 0: the weights' exp(s − m) carry kExp2EmulationAttr = K (every K-th element of the
   /// fragment loop on the FMA pipe); 0: all on the special-function unit.
   int64_t exp2Emulation = 0;
+  /// A softmax-family attention whose shift is its score, with the score bounded whatever
+  /// the dot product (scoreRange: a soft cap's c·tanh(s·k) in [−c, c]) and at most 104 wide:
+  /// the shift is a constant near the bound instead of the running row maximum, so the kernel
+  /// takes no row maximum and rescales nothing (PipelineOptions::boundedShift).
+  bool boundedShift = false;
   /// Classify tiles by the bounds of custom inputs with a plain q or kv axis (document ids,
   /// tile.read_bounds); off, such inputs leave every tile partial.
   bool idBounds = true;

@@ -113,6 +113,10 @@ def ConvertAttnToTile : Pass<"convert-attn-to-tile", "::mlir::ModuleOp"> {
            "attn.attention with the score as its shift: every K-th weight exp(s - m) of a "
            "fragment loop runs on the FMA pipe (a cubic for 2^x) instead of the "
            "special-function unit (0: none)">,
+    Option<"boundedShift", "bounded-shift", "bool", "false",
+           "attn.attention with the score as its shift and a score bounded whatever the dot "
+           "product (a soft cap's c * tanh(s * k)): the shift is a constant near the bound, "
+           "with no running row maximum and no rescaling">,
     Option<"stagedStateStores", "staged-state-stores", "bool", "true",
            "attn.recurrent: the states kernel writes each chunk's state through shared "
            "memory in 16-byte row chunks where that keeps its blocks per multiprocessor">,

@@ -1,0 +1,240 @@
+// RUN: metaattn-opt %s -attn-mask-analysis -attn-online-normalize -convert-attn-to-tile="target=sm_90a bounded-shift=1" | FileCheck %s
+// RUN: metaattn-opt %s -attn-mask-analysis -attn-online-normalize -convert-attn-to-tile="target=sm_90a" | FileCheck %s --check-prefix=OFF
+// RUN: metaattn-opt %s --metaattn-lower="bounded-shift=1" | metaattn-translate --tile-to-cuda | FileCheck %s --check-prefix=CUDA
+// The CPU executor runs each bounded kind against the oracle with the option: lengths just past
+// a tile, a length of one, Sq != Skv both ways, rows with nothing kept, and the library's soft
+// caps.
+// RUN: metaattn-run %s --device=cpu --bounded-shift --function=capped --batch=2 --seq-q=130 --seq-kv=77 | FileCheck %s --check-prefix=RAN
+// RUN: metaattn-run %s --device=cpu --bounded-shift --function=capped --batch=1 --seq-q=1 --seq-kv=1 | FileCheck %s --check-prefix=RAN
+// RUN: metaattn-run %s --device=cpu --bounded-shift --function=capped --batch=1 --seq-q=65 --seq-kv=300 | FileCheck %s --check-prefix=RAN
+// RUN: metaattn-run %s --device=cpu --bounded-shift --function=tight --batch=2 --seq-q=129 --seq-kv=129 | FileCheck %s --check-prefix=RAN
+// RUN: metaattn-run %s --device=cpu --bounded-shift --function=clamped --batch=1 --seq-q=200 --seq-kv=333 | FileCheck %s --check-prefix=RAN
+// RUN: metaattn-run %s --device=cpu --bounded-shift --function=late --batch=2 --seq-q=130 --seq-kv=150 | FileCheck %s --check-prefix=RAN
+// RUN: metaattn-run %s --device=cpu --bounded-shift --function=wide --batch=1 --seq-q=77 --seq-kv=129 | FileCheck %s --check-prefix=RAN
+// RUN: metaattn-run %S/../../../frontend/variants/softcap.mlir --device=cpu --bounded-shift --batch=1 --seq-q=129 --seq-kv=129 | FileCheck %s --check-prefix=RAN
+// RAN-NOT: FAIL
+// RAN: PASS
+
+// A soft cap 50 · tanh(s · 0.02) lies in [-50, 50] (widened by 50/256 for f32 rounding): wider
+// than 64, so the shift is the lower bound plus 64, about 13.8, and the exponents lie in
+// [-64, 36.4]. No row maximum, no rescaling: the score loop keeps tanh(s · 0.02) (the folded
+// scale 50 is applied in the weights' loop) and the weights subtract the constant. The row
+// statistic counts the kept entries (a row with none has -inf), and adds the constant.
+// CHECK-LABEL: tile.kernel @capped
+// CHECK-NOT: tile.reduce max
+// CHECK: tile.gemm
+// CHECK-NEXT: tile.parallel
+// CHECK: math.tanh
+// CHECK-NOT: tile.reduce max
+// CHECK: tile.parallel
+// CHECK: arith.constant 13.8{{[0-9]*}} : f32
+// CHECK: math.exp
+// CHECK: tile.reduce sum
+// CHECK-NOT: tile.reduce max
+// CHECK: tile.reduce sum %{{.*}} {accumulate}
+// CHECK: tile.gemm
+// CHECK-NOT: tile.reduce max
+// CHECK: math.log
+// CHECK: return
+// A cap of 2 spans at most 64: the shift is the upper bound (about 2.008), the exponents <= 0.
+// CHECK-LABEL: tile.kernel @tight
+// CHECK-NOT: tile.reduce max
+// CHECK: arith.constant 2.00{{[0-9]*}} : f32
+// CHECK: math.exp
+// CHECK: return
+// A clamp by minimum and maximum is bounded too.
+// CHECK-LABEL: tile.kernel @clamped
+// CHECK-NOT: tile.reduce max
+// CHECK: return
+// CHECK-LABEL: tile.kernel @late
+// CHECK-NOT: tile.reduce max
+// CHECK: return
+// A cap of 60 spans 120: more than 104, so the running maximum stays; as does a score with an
+// unbounded term (a position converted to float).
+// CHECK-LABEL: tile.kernel @wide
+// CHECK: tile.reduce max
+// CHECK-LABEL: tile.kernel @positional
+// CHECK: tile.reduce max
+// Off (the default): the running maximum.
+// OFF-LABEL: tile.kernel @capped
+// OFF: tile.reduce max
+// OFF-LABEL: tile.kernel @tight
+// OFF: tile.reduce max
+// The CUDA kernel of the whole pipeline takes no row maximum.
+// CUDA-LABEL: from tile.kernel @capped.
+// CUDA-NOT: rowMax(
+// CUDA: metaattn::dev::tanh(
+// CUDA-NOT: rowMax(
+// CUDA-LABEL: from tile.kernel @tight.
+
+func.func @capped(%q: tensor<?x?x4x64xbf16>, %k: tensor<?x?x4x64xbf16>, %v: tensor<?x?x4x64xbf16>) -> (tensor<?x?x4x64xbf16>, tensor<?x4x?xf32>) {
+  %o, %l = attn.attention %q, %k, %v
+    score {
+    ^bb0(%s: f32, %b: index, %h: index, %qi: index, %ki: index, %sq: index, %skv: index):
+      %k0 = arith.constant 0.02 : f32
+      %a = arith.mulf %s, %k0 : f32
+      %t = math.tanh %a : f32
+      %c = arith.constant 50.0 : f32
+      %r = arith.mulf %c, %t : f32
+      attn.yield %r : f32
+    } mask {
+    ^bb0(%b: index, %h: index, %qi: index, %ki: index, %sq: index, %skv: index):
+      %m = arith.cmpi sle, %ki, %qi : index
+      attn.yield %m : i1
+    } normalizer {
+    ^bb0(%s: f32, %b: index, %h: index, %qi: index, %ki: index, %sq: index, %skv: index):
+      %mx = attn.row_reduce max %s : f32
+      %d = arith.subf %s, %mx : f32
+      %w = math.exp %d : f32
+      %z = attn.row_reduce sum %w : f32
+      attn.normalize %w, %z : f32, f32
+    } : tensor<?x?x4x64xbf16>, tensor<?x?x4x64xbf16>, tensor<?x?x4x64xbf16> -> tensor<?x?x4x64xbf16>, tensor<?x4x?xf32>
+  return %o, %l : tensor<?x?x4x64xbf16>, tensor<?x4x?xf32>
+}
+
+// Not causal, a cap of 2 on scaled scores; D128 with the output alone.
+func.func @tight(%q: tensor<?x?x2x128xbf16>, %k: tensor<?x?x2x128xbf16>, %v: tensor<?x?x2x128xbf16>) -> tensor<?x?x2x128xbf16> {
+  %o = attn.attention %q, %k, %v
+    score {
+    ^bb0(%s: f32, %b: index, %h: index, %qi: index, %ki: index, %sq: index, %skv: index):
+      %k0 = arith.constant 0.0883883461 : f32
+      %a = arith.mulf %s, %k0 : f32
+      %t = math.tanh %a : f32
+      %c = arith.constant 2.0 : f32
+      %r = arith.mulf %c, %t : f32
+      attn.yield %r : f32
+    } mask {
+    ^bb0(%b: index, %h: index, %qi: index, %ki: index, %sq: index, %skv: index):
+      %true = arith.constant true
+      attn.yield %true : i1
+    } normalizer {
+    ^bb0(%s: f32, %b: index, %h: index, %qi: index, %ki: index, %sq: index, %skv: index):
+      %mx = attn.row_reduce max %s : f32
+      %d = arith.subf %s, %mx : f32
+      %w = math.exp %d : f32
+      %z = attn.row_reduce sum %w : f32
+      attn.normalize %w, %z : f32, f32
+    } : tensor<?x?x2x128xbf16>, tensor<?x?x2x128xbf16>, tensor<?x?x2x128xbf16> -> tensor<?x?x2x128xbf16>
+  return %o : tensor<?x?x2x128xbf16>
+}
+
+// A clamp to [-6, 6] of the scaled score, plus a head-dependent term in [-1, 1] (the erf of
+// the head's index), under a 40-key window on both sides.
+func.func @clamped(%q: tensor<?x?x4x64xbf16>, %k: tensor<?x?x4x64xbf16>, %v: tensor<?x?x4x64xbf16>) -> (tensor<?x?x4x64xbf16>, tensor<?x4x?xf32>) {
+  %o, %l = attn.attention %q, %k, %v
+    score {
+    ^bb0(%s: f32, %b: index, %h: index, %qi: index, %ki: index, %sq: index, %skv: index):
+      %k0 = arith.constant 0.125 : f32
+      %a = arith.mulf %s, %k0 : f32
+      %lo = arith.constant -6.0 : f32
+      %hi = arith.constant 6.0 : f32
+      %c1 = arith.maximumf %a, %lo : f32
+      %c2 = arith.minimumf %c1, %hi : f32
+      %hi32 = arith.index_cast %h : index to i32
+      %hf = arith.sitofp %hi32 : i32 to f32
+      %e = math.erf %hf : f32
+      %r = arith.addf %c2, %e : f32
+      attn.yield %r : f32
+    } mask {
+    ^bb0(%b: index, %h: index, %qi: index, %ki: index, %sq: index, %skv: index):
+      %c40 = arith.constant 40 : index
+      %lo = arith.subi %qi, %c40 : index
+      %m = arith.cmpi sge, %ki, %lo : index
+      %hiq = arith.addi %qi, %c40 : index
+      %m2 = arith.cmpi sle, %ki, %hiq : index
+      %mm = arith.andi %m, %m2 : i1
+      attn.yield %mm : i1
+    } normalizer {
+    ^bb0(%s: f32, %b: index, %h: index, %qi: index, %ki: index, %sq: index, %skv: index):
+      %mx = attn.row_reduce max %s : f32
+      %d = arith.subf %s, %mx : f32
+      %w = math.exp %d : f32
+      %z = attn.row_reduce sum %w : f32
+      attn.normalize %w, %z : f32, f32
+    } : tensor<?x?x4x64xbf16>, tensor<?x?x4x64xbf16>, tensor<?x?x4x64xbf16> -> tensor<?x?x4x64xbf16>, tensor<?x4x?xf32>
+  return %o, %l : tensor<?x?x4x64xbf16>, tensor<?x4x?xf32>
+}
+
+// Keys from q + 100 on: the last rows keep nothing (output 0, statistic -inf).
+func.func @late(%q: tensor<?x?x4x64xbf16>, %k: tensor<?x?x4x64xbf16>, %v: tensor<?x?x4x64xbf16>) -> (tensor<?x?x4x64xbf16>, tensor<?x4x?xf32>) {
+  %o, %l = attn.attention %q, %k, %v
+    score {
+    ^bb0(%s: f32, %b: index, %h: index, %qi: index, %ki: index, %sq: index, %skv: index):
+      %k0 = arith.constant 0.05 : f32
+      %a = arith.mulf %s, %k0 : f32
+      %t = math.tanh %a : f32
+      %c = arith.constant 30.0 : f32
+      %r = arith.mulf %c, %t : f32
+      attn.yield %r : f32
+    } mask {
+    ^bb0(%b: index, %h: index, %qi: index, %ki: index, %sq: index, %skv: index):
+      %c100 = arith.constant 100 : index
+      %lo = arith.addi %qi, %c100 : index
+      %m = arith.cmpi sge, %ki, %lo : index
+      attn.yield %m : i1
+    } normalizer {
+    ^bb0(%s: f32, %b: index, %h: index, %qi: index, %ki: index, %sq: index, %skv: index):
+      %mx = attn.row_reduce max %s : f32
+      %d = arith.subf %s, %mx : f32
+      %w = math.exp %d : f32
+      %z = attn.row_reduce sum %w : f32
+      attn.normalize %w, %z : f32, f32
+    } : tensor<?x?x4x64xbf16>, tensor<?x?x4x64xbf16>, tensor<?x?x4x64xbf16> -> tensor<?x?x4x64xbf16>, tensor<?x4x?xf32>
+  return %o, %l : tensor<?x?x4x64xbf16>, tensor<?x4x?xf32>
+}
+
+// A cap of 60 spans 120.
+func.func @wide(%q: tensor<?x?x4x64xbf16>, %k: tensor<?x?x4x64xbf16>, %v: tensor<?x?x4x64xbf16>) -> (tensor<?x?x4x64xbf16>, tensor<?x4x?xf32>) {
+  %o, %l = attn.attention %q, %k, %v
+    score {
+    ^bb0(%s: f32, %b: index, %h: index, %qi: index, %ki: index, %sq: index, %skv: index):
+      %k0 = arith.constant 0.02 : f32
+      %a = arith.mulf %s, %k0 : f32
+      %t = math.tanh %a : f32
+      %c = arith.constant 60.0 : f32
+      %r = arith.mulf %c, %t : f32
+      attn.yield %r : f32
+    } mask {
+    ^bb0(%b: index, %h: index, %qi: index, %ki: index, %sq: index, %skv: index):
+      %m = arith.cmpi sle, %ki, %qi : index
+      attn.yield %m : i1
+    } normalizer {
+    ^bb0(%s: f32, %b: index, %h: index, %qi: index, %ki: index, %sq: index, %skv: index):
+      %mx = attn.row_reduce max %s : f32
+      %d = arith.subf %s, %mx : f32
+      %w = math.exp %d : f32
+      %z = attn.row_reduce sum %w : f32
+      attn.normalize %w, %z : f32, f32
+    } : tensor<?x?x4x64xbf16>, tensor<?x?x4x64xbf16>, tensor<?x?x4x64xbf16> -> tensor<?x?x4x64xbf16>, tensor<?x4x?xf32>
+  return %o, %l : tensor<?x?x4x64xbf16>, tensor<?x4x?xf32>
+}
+
+// The key's position inside the tanh's argument is bounded by the tanh, but added outside it
+// (a position converted to float) it is not.
+func.func @positional(%q: tensor<?x?x4x64xbf16>, %k: tensor<?x?x4x64xbf16>, %v: tensor<?x?x4x64xbf16>) -> (tensor<?x?x4x64xbf16>, tensor<?x4x?xf32>) {
+  %o, %l = attn.attention %q, %k, %v
+    score {
+    ^bb0(%s: f32, %b: index, %h: index, %qi: index, %ki: index, %sq: index, %skv: index):
+      %k0 = arith.constant 0.02 : f32
+      %a = arith.mulf %s, %k0 : f32
+      %t = math.tanh %a : f32
+      %ki32 = arith.index_cast %ki : index to i32
+      %kf = arith.sitofp %ki32 : i32 to f32
+      %p = arith.constant 0.001 : f32
+      %kp = arith.mulf %kf, %p : f32
+      %r = arith.addf %t, %kp : f32
+      attn.yield %r : f32
+    } mask {
+    ^bb0(%b: index, %h: index, %qi: index, %ki: index, %sq: index, %skv: index):
+      %m = arith.cmpi sle, %ki, %qi : index
+      attn.yield %m : i1
+    } normalizer {
+    ^bb0(%s: f32, %b: index, %h: index, %qi: index, %ki: index, %sq: index, %skv: index):
+      %mx = attn.row_reduce max %s : f32
+      %d = arith.subf %s, %mx : f32
+      %w = math.exp %d : f32
+      %z = attn.row_reduce sum %w : f32
+      attn.normalize %w, %z : f32, f32
+    } : tensor<?x?x4x64xbf16>, tensor<?x?x4x64xbf16>, tensor<?x?x4x64xbf16> -> tensor<?x?x4x64xbf16>, tensor<?x4x?xf32>
+  return %o, %l : tensor<?x?x4x64xbf16>, tensor<?x4x?xf32>
+}
