@@ -9,13 +9,15 @@
 # bytes through L2 lift it?), then PARTS=grid on the H200 (not since the thirtieth session).
 # The forty-eighth session (no GPU lent) added "bounded": softcap's constant shift, checked on
 # the CPU executor only.
-# The default parts, "bounded stage", are the new kernels' own checks and timings.
+# The default part, "bounded" (about 500 s: a call of its own), is the new kernels' checks and
+# timings; then "stage" with SANITIZE=0 in a second call.
 #
-# PARTS picks parts (default "bounded stage"):
+# PARTS picks parts (default "bounded"):
 # "bounded": softcap with --bounded-shift (a constant shift near the bound of 50·tanh: no row
 #   maximum, no rescaling; 991 against 1455 instructions in the D128 kv loop) against the
 #   default, tests/gpu/bounded_shift.sh: checks at seven shapes both ways, memcheck both ways,
-#   timed beside our softmax at D128 (S4k, S16k), D64 and D256;
+#   timed beside our softmax at D128 (S4k, S16k), D64 and D256; then at D64 with exponentials
+#   on the FMA pipe as well (--exp2-emulation=2 and 4, checked first);
 # "stage": the bias matrix staged through shared memory (tile-stage-element-reads) checked at
 #   six shapes, memcheck, racecheck/synccheck, timed beside OLD=<dir>'s runner and the same
 #   bias in bf16 (half its bytes through L2; not timed yet: the forty-seventh session's call
@@ -82,7 +84,7 @@ OUT=${OUT:-/tmp/metaattn-pending}
 mkdir -p "$OUT"
 export METAATTN_CACHE_DIR=${METAATTN_CACHE_DIR:-/tmp/metaattn-cache}
 nvidia-smi -L | head -1 || { echo "no GPU"; exit 1; }
-PARTS=" ${PARTS:-bounded stage} "
+PARTS=" ${PARTS:-bounded} "
 part() { [[ $PARTS == *" $1 "* ]]; }
 # check_shapes "B:Sq:Skv ..." file...: every function of each file against the oracle on the GPU
 # at each shape, a line per file and shape.
@@ -366,6 +368,15 @@ if part bounded; then
   echo "== softcap: a constant shift (--bounded-shift) against the running maximum"
   grep -v "^PASS\|: PASS" "$OUT/bounded.txt" | tail -24
   echo "$(grep -c "PASS" "$OUT/bounded.txt") checks PASS"
+  # At D64, where the special-function unit bounds softcap: the constant shift leaves issue
+  # slots for exponentials on the FMA pipe (1032 instructions and 160 MUFU in the kv loop
+  # with --exp2-emulation=2, against 1279 and 260 by default; sass.sh).
+  b64="softmax|softmax|;softcap|softcap|;softcap bounded|softcap|--bounded-shift"
+  b64+=";softcap bounded exp2-emul 2|softcap|--bounded-shift --exp2-emulation=2"
+  b64+=";softcap bounded exp2-emul 4|softcap|--bounded-shift --exp2-emulation=4"
+  echo "== softcap D64: the constant shift with exponentials on the FMA pipe"
+  timeout 200 env BIN="$BIN" OUT="$OUT/bounded/d64" DIM=64 CASES="$b64" CHECK="exp2" \
+    bash tests/gpu/variant_options.sh 2>&1 | tail -8
 fi
 part limits && timeout 230 env BIN="$BIN" OUT="$OUT/lim" PROFILE="${PROFILE:-0}" KEEP_SASS=1 \
   bash tests/gpu/limits.sh > "$OUT/limits.txt" 2>&1

@@ -8,6 +8,9 @@
 // RUN: metaattn-run %s --device=cpu --bounded-shift --function=capped --batch=1 --seq-q=1 --seq-kv=1 | FileCheck %s --check-prefix=RAN
 // RUN: metaattn-run %s --device=cpu --bounded-shift --function=capped --batch=1 --seq-q=65 --seq-kv=300 | FileCheck %s --check-prefix=RAN
 // RUN: metaattn-run %s --device=cpu --bounded-shift --function=tight --batch=2 --seq-q=129 --seq-kv=129 | FileCheck %s --check-prefix=RAN
+// With exponentials on the FMA pipe too (the executor computes every marked one with
+// exp2Poly; a constant shift leaves exponents up to 36.4, 52.5 in base 2, inside its domain):
+// RUN: metaattn-run %s --device=cpu --bounded-shift --exp2-emulation=2 --function=capped --batch=2 --seq-q=130 --seq-kv=200 | FileCheck %s --check-prefix=RAN
 // RUN: metaattn-run %s --device=cpu --bounded-shift --function=clamped --batch=1 --seq-q=200 --seq-kv=333 | FileCheck %s --check-prefix=RAN
 // RUN: metaattn-run %s --device=cpu --bounded-shift --function=late --batch=2 --seq-q=130 --seq-kv=150 | FileCheck %s --check-prefix=RAN
 // RUN: metaattn-run %s --device=cpu --bounded-shift --function=wide --batch=1 --seq-q=77 --seq-kv=129 | FileCheck %s --check-prefix=RAN

@@ -246,8 +246,6 @@ private:
   /// The shift as a constant, in the score's units, where the score is bounded
   /// (TileConfig::boundedShift applies): no row maximum, no rescaling.
   std::optional<double> staticShift;
-  /// Whether every kept score is at most staticShift (the exponents s − m are <= 0).
-  bool staticShiftAbove = false;
 
   /// The raw score y ± (u/c)·v of a score c·y ± u·v (PositiveScale), with the operations of
   /// the score region that y, u and v need inlined with `args` (not c·y, nor the sum).
@@ -621,9 +619,9 @@ void KernelBuilder::buildLoopBody(Value j, Value unmasked) {
     SmallVector<Value> values = inlineRegion(op.getElementwise(), regionArgs({s, m}, q, kv));
     // The weights exp(s − m) may take the FMA pipe's 2^x for part of the elements
     // (TileConfig::exp2Emulation), where m is the running maximum of the scores themselves
-    // (the shift in place; a sink's start only raises it), so the exponents are <= 0 and
-    // within exp2Poly's domain.
-    if (cfg.exp2Emulation > 0 && shiftInPlace && (!staticShift || staticShiftAbove))
+    // (the shift in place; a sink's start only raises it), so the exponents are <= 0, or a
+    // constant shift with exponents <= 40: within exp2Poly's domain (2^x for x <= 127).
+    if (cfg.exp2Emulation > 0 && shiftInPlace)
       for (Operation *user : s.getUsers())
         if (auto sub = dyn_cast<arith::SubFOp>(user); sub && sub.getLhs() == s && sub.getRhs() == m)
           for (Operation *exp : sub->getUsers())
@@ -936,10 +934,8 @@ FailureOr<KernelOp> KernelBuilder::build(StringRef name) {
         llvm::all_of(op.getDegrees(), [](int64_t d) { return d == 0 || d == 1; }))
       if (std::optional<FloatRange> range = scoreRange(op.getScore())) {
         double c = range->hi - range->lo <= 64 ? range->hi : range->lo + 64;
-        if (range->hi - c <= 40) {
+        if (range->hi - c <= 40)
           staticShift = c;
-          staticShiftAbove = c >= range->hi;
-        }
       }
     // The maximum of g(s) over a row is g of the row's largest s.
     monotoneMax = cfg.monotoneMax && !staticShift && scoreScale && !rawTermU && !rowTerms &&
