@@ -14,6 +14,7 @@
 // RUN: metaattn-run %s --device=cpu --bounded-shift --function=clamped --batch=1 --seq-q=200 --seq-kv=333 | FileCheck %s --check-prefix=RAN
 // RUN: metaattn-run %s --device=cpu --bounded-shift --function=late --batch=2 --seq-q=130 --seq-kv=150 | FileCheck %s --check-prefix=RAN
 // RUN: metaattn-run %s --device=cpu --bounded-shift --function=wide --batch=1 --seq-q=77 --seq-kv=129 | FileCheck %s --check-prefix=RAN
+// RUN: metaattn-run %s --device=cpu --bounded-shift --function=logistic --batch=2 --seq-q=65 --seq-kv=129 | FileCheck %s --check-prefix=RAN
 // RUN: metaattn-run %S/../../../frontend/variants/softcap.mlir --device=cpu --bounded-shift --batch=1 --seq-q=129 --seq-kv=129 | FileCheck %s --check-prefix=RAN
 // RAN-NOT: FAIL
 // RAN: PASS
@@ -57,6 +58,16 @@
 // CHECK-LABEL: tile.kernel @wide
 // CHECK: tile.reduce max
 // CHECK-LABEL: tile.kernel @positional
+// CHECK: tile.reduce max
+// 8 / (1 + e^-x) lies in [0, 8] (the quotient's denominator in [1, inf)), minus a select
+// of |tanh| and -tanh, each in [-1, 1] (the analysis does not relate the select's condition
+// to its sides): [-1, 9], the shift its upper bound, 9 + 9/256.
+// CHECK-LABEL: tile.kernel @logistic
+// CHECK-NOT: tile.reduce max
+// CHECK: arith.constant 9.03{{[0-9]*}} : f32
+// CHECK: return
+// A quotient by an interval that holds 0 (tanh(s) in [-1, 1]) is unbounded.
+// CHECK-LABEL: tile.kernel @ratio
 // CHECK: tile.reduce max
 // Off (the default): the running maximum.
 // OFF-LABEL: tile.kernel @capped
@@ -226,6 +237,68 @@ func.func @positional(%q: tensor<?x?x4x64xbf16>, %k: tensor<?x?x4x64xbf16>, %v: 
       %p = arith.constant 0.001 : f32
       %kp = arith.mulf %kf, %p : f32
       %r = arith.addf %t, %kp : f32
+      attn.yield %r : f32
+    } mask {
+    ^bb0(%b: index, %h: index, %qi: index, %ki: index, %sq: index, %skv: index):
+      %m = arith.cmpi sle, %ki, %qi : index
+      attn.yield %m : i1
+    } normalizer {
+    ^bb0(%s: f32, %b: index, %h: index, %qi: index, %ki: index, %sq: index, %skv: index):
+      %mx = attn.row_reduce max %s : f32
+      %d = arith.subf %s, %mx : f32
+      %w = math.exp %d : f32
+      %z = attn.row_reduce sum %w : f32
+      attn.normalize %w, %z : f32, f32
+    } : tensor<?x?x4x64xbf16>, tensor<?x?x4x64xbf16>, tensor<?x?x4x64xbf16> -> tensor<?x?x4x64xbf16>, tensor<?x4x?xf32>
+  return %o, %l : tensor<?x?x4x64xbf16>, tensor<?x4x?xf32>
+}
+
+// 8·sigmoid(s / 4) − |tanh(s)| (or −tanh(s) where s < 0), causal.
+func.func @logistic(%q: tensor<?x?x4x64xbf16>, %k: tensor<?x?x4x64xbf16>, %v: tensor<?x?x4x64xbf16>) -> (tensor<?x?x4x64xbf16>, tensor<?x4x?xf32>) {
+  %o, %l = attn.attention %q, %k, %v
+    score {
+    ^bb0(%s: f32, %b: index, %h: index, %qi: index, %ki: index, %sq: index, %skv: index):
+      %c4 = arith.constant 4.0 : f32
+      %x = arith.divf %s, %c4 : f32
+      %nx = arith.negf %x : f32
+      %e = math.exp %nx : f32
+      %one = arith.constant 1.0 : f32
+      %den = arith.addf %one, %e : f32
+      %c8 = arith.constant 8.0 : f32
+      %sig = arith.divf %c8, %den : f32
+      %t = math.tanh %s : f32
+      %a = math.absf %t : f32
+      %nt = arith.negf %t : f32
+      %zero = arith.constant 0.0 : f32
+      %neg = arith.cmpf olt, %s, %zero : f32
+      %pick = arith.select %neg, %nt, %a : f32
+      %r = arith.subf %sig, %pick : f32
+      attn.yield %r : f32
+    } mask {
+    ^bb0(%b: index, %h: index, %qi: index, %ki: index, %sq: index, %skv: index):
+      %m = arith.cmpi sle, %ki, %qi : index
+      attn.yield %m : i1
+    } normalizer {
+    ^bb0(%s: f32, %b: index, %h: index, %qi: index, %ki: index, %sq: index, %skv: index):
+      %mx = attn.row_reduce max %s : f32
+      %d = arith.subf %s, %mx : f32
+      %w = math.exp %d : f32
+      %z = attn.row_reduce sum %w : f32
+      attn.normalize %w, %z : f32, f32
+    } : tensor<?x?x4x64xbf16>, tensor<?x?x4x64xbf16>, tensor<?x?x4x64xbf16> -> tensor<?x?x4x64xbf16>, tensor<?x4x?xf32>
+  return %o, %l : tensor<?x?x4x64xbf16>, tensor<?x4x?xf32>
+}
+
+// s / tanh(s / 10): the denominator's interval holds 0.
+func.func @ratio(%q: tensor<?x?x4x64xbf16>, %k: tensor<?x?x4x64xbf16>, %v: tensor<?x?x4x64xbf16>) -> (tensor<?x?x4x64xbf16>, tensor<?x4x?xf32>) {
+  %o, %l = attn.attention %q, %k, %v
+    score {
+    ^bb0(%s: f32, %b: index, %h: index, %qi: index, %ki: index, %sq: index, %skv: index):
+      %c = arith.constant 0.1 : f32
+      %x = arith.mulf %s, %c : f32
+      %t = math.tanh %x : f32
+      %one = arith.constant 1.0 : f32
+      %r = arith.divf %one, %t : f32
       attn.yield %r : f32
     } mask {
     ^bb0(%b: index, %h: index, %qi: index, %ki: index, %sq: index, %skv: index):
