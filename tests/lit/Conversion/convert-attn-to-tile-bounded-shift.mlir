@@ -16,6 +16,9 @@
 // RUN: metaattn-run %s --device=cpu --bounded-shift --function=wide --batch=1 --seq-q=77 --seq-kv=129 | FileCheck %s --check-prefix=RAN
 // RUN: metaattn-run %s --device=cpu --bounded-shift --function=logistic --batch=2 --seq-q=65 --seq-kv=129 | FileCheck %s --check-prefix=RAN
 // RUN: metaattn-run %S/../../../frontend/variants/softcap.mlir --device=cpu --bounded-shift --batch=1 --seq-q=129 --seq-kv=129 | FileCheck %s --check-prefix=RAN
+// A soft cap under a document mask and a 100-key window (@combo of the monotone-max test),
+// three documents, so that the weights' loop masks partial tiles by reading ids:
+// RUN: metaattn-run %S/convert-attn-to-tile-monotone-max.mlir --device=cpu --bounded-shift --function=combo --documents=3 --batch=2 --seq-q=200 --seq-kv=333 | FileCheck %s --check-prefix=RAN
 // RAN-NOT: FAIL
 // RAN: PASS
 
