@@ -7,12 +7,16 @@
 # read of the staged tile timed separately, 0.618x against 0.636x, was reverted): "stage"
 # (SANITIZE=0 leaves time for the table) for the bf16 bias's time (does halving the bias's
 # bytes through L2 lift it?), then PARTS=grid on the H200 (not since the thirtieth session).
-# The forty-eighth session (no GPU lent) added "bounded": softcap's constant shift, checked on
-# the CPU executor only.
+# The forty-eighth session (no GPU lent) added "bounded" (softcap's constant shift) and "lazy"
+# (a lazily moved maximum for every softmax), both checked on the CPU executor only.
 # The default part, "bounded" (about 500 s: a call of its own), is the new kernels' checks and
 # timings; then "stage" with SANITIZE=0 in a second call.
 #
 # PARTS picks parts (default "bounded"):
+# "lazy": causal softmax with --lazy-rescale (the running maximum moves only past 2^8 in the
+#   weights; threads whose factors are all 1 skip the output's rescale: 64 of the D128 kv loop's
+#   919 instructions) against the default, tests/gpu/option_ab.sh (VARIANT=softmax): checks at
+#   seven shapes both ways, memcheck both ways, timed at D128 (S4k, S16k), D64 and D256;
 # "bounded": softcap with --bounded-shift (a constant shift near the bound of 50·tanh: no row
 #   maximum, no rescaling; 991 against 1455 instructions in the D128 kv loop) against the
 #   default, tests/gpu/bounded_shift.sh: checks at seven shapes both ways, memcheck both ways,
@@ -102,7 +106,7 @@ check_shapes() {
   done
 }
 mkdir -p "$OUT/pp"
-touch "$OUT/bounded.txt" "$OUT/combo.txt" "$OUT/mono.txt" "$OUT/limits.txt" "$OUT/variants.txt" "$OUT/stages.txt" \
+touch "$OUT/lazy.txt" "$OUT/bounded.txt" "$OUT/combo.txt" "$OUT/mono.txt" "$OUT/limits.txt" "$OUT/variants.txt" "$OUT/stages.txt" \
   "$OUT/d64.txt" "$OUT/casts.txt" "$OUT/pingpong.txt" "$OUT/model.txt"
 combo=tests/lit/Conversion/convert-attn-to-tile-monotone-max.mlir
 part combo && for shape in 1:1:1:1 2:129:65:1 2:200:333:3 1:1025:1025:4; do
@@ -362,6 +366,13 @@ part d64 && timeout 200 env BIN="$BIN" OUT="$OUT/d64" DIM=64 CASES="$d64" \
   bash tests/gpu/variant_options.sh > "$OUT/d64.txt" 2>&1
 part mono && timeout 200 env BIN="$BIN" OUT="$OUT/mono" bash tests/gpu/monotone_max.sh > "$OUT/mono.txt" 2>&1
 # Printed at once (a call cut short still shows it).
+if part lazy; then
+  timeout 300 env BIN="$BIN" OUT="$OUT/lazy" VARIANT=softmax OFF=--lazy-rescale \
+    OFF_NAME=lazy-rescale MEMCHECK_OFF=1 bash tests/gpu/option_ab.sh > "$OUT/lazy.txt" 2>&1
+  echo "== softmax: a lazily moved maximum (--lazy-rescale) against the running maximum"
+  grep -v "^PASS\|: PASS" "$OUT/lazy.txt" | tail -16
+  echo "$(grep -c "PASS" "$OUT/lazy.txt") checks PASS"
+fi
 if part bounded; then
   timeout 300 env BIN="$BIN" OUT="$OUT/bounded" bash tests/gpu/bounded_shift.sh \
     > "$OUT/bounded.txt" 2>&1
@@ -385,8 +396,9 @@ part limits && timeout 230 env BIN="$BIN" OUT="$OUT/lim" PROFILE="${PROFILE:-0}"
   bash tests/gpu/limits.sh > "$OUT/limits.txt" 2>&1
 part variants && timeout 260 python3 benchmarks/bench_variants.py --bin "$BIN" --csv "$OUT/variants.csv" \
   > "$OUT/variants.txt" 2>&1
-(cd "$OUT" && tar czf logs.tgz casts mono bounded lim stages d64 pp model autotune combos 2>/dev/null
-  rm -rf casts mono bounded lim stages d64 pp model autotune combos)
+(cd "$OUT" && tar czf logs.tgz casts mono bounded lazy lim stages d64 pp model autotune combos \
+  2>/dev/null
+  rm -rf casts mono bounded lazy lim stages d64 pp model autotune combos)
 show() { # title, file; the part's results, if it ran
   echo "== $1"
   cat "$2"

@@ -303,6 +303,14 @@ static cl::opt<bool> boundedShiftOpt(
              "of the output (default false)"),
     cl::init(false));
 
+static cl::opt<bool> lazyRescaleOpt(
+    cl::cat(runCategory), "lazy-rescale",
+    cl::desc("softmax-family attentions: the running row maximum moves only where a row's "
+             "maximum passes it by more than 8 in base-2 exponent units (weights up to 256), "
+             "and threads whose rescale factors are all exactly 1 skip the output's rescale "
+             "(default false)"),
+    cl::init(false));
+
 static cl::opt<bool> splitIndexCastsOpt(
     cl::cat(runCategory), "split-index-casts",
     cl::desc("element loops convert a position (ALiBi's q - k) to float as its block-wide part "
@@ -405,6 +413,7 @@ static int runMain(int argc, char **argv) {
   options.pipeline.approxTanh = approxTanhOpt;
   options.pipeline.monotoneMax = monotoneMaxOpt;
   options.pipeline.boundedShift = boundedShiftOpt;
+  options.pipeline.lazyRescale = lazyRescaleOpt;
   options.pipeline.splitIndexCasts = splitIndexCastsOpt;
   options.pipeline.fuseCombine = fuseCombineOpt;
   options.pipeline.prefetchBounds = prefetchBoundsOpt;

@@ -37,7 +37,7 @@ OPTIONS = ["--persistent", "--persistent=false", "--long-keys", "--staged-output
            "--id-bounds=false", "--fold-score-scale=false", "--drop-row-terms=true",
            "--documents=3", "--block-density=0.5", "--kept-tiles=false", "--block-density=0.1",
            "--block-n=32", "--block-n=64", "--stages=3", "--stage-ahead",
-           "--stage-reads=false", "--bounded-shift"]
+           "--stage-reads=false", "--bounded-shift", "--lazy-rescale"]
 
 
 def draw(rng, device="cpu"):

@@ -49,6 +49,7 @@ void metaattn::buildAttnToTilePipeline(OpPassManager &pm, const PipelineOptions 
   convert.dropRowTerms = options.dropRowTerms;
   convert.exp2Emulation = options.exp2Emulation;
   convert.boundedShift = options.boundedShift;
+  convert.lazyRescale = options.lazyRescale;
   convert.idBounds = options.idBounds;
   convert.keptTiles = options.keptTiles;
   convert.kvTileBounds = options.kvTileBounds;
@@ -143,6 +144,8 @@ std::string metaattn::tuningArch(llvm::StringRef target, const PipelineOptions &
     arch += "+no-monotone-max";
   if (options.boundedShift)
     arch += "+bounded-shift";
+  if (options.lazyRescale)
+    arch += "+lazy-rescale";
   if (!options.splitIndexCasts)
     arch += "+no-split-index-casts";
   if (options.prefetchBounds)
@@ -232,6 +235,12 @@ struct LowerPipelineOptions : public PassPipelineOptions<LowerPipelineOptions> {
       llvm::cl::desc("softmax-family attentions whose score is bounded whatever the dot "
                      "product (a soft cap): a constant shift near the bound, no running row "
                      "maximum, no rescaling (default false)"),
+      llvm::cl::init(false)};
+  Option<bool> lazyRescale{
+      *this, "lazy-rescale",
+      llvm::cl::desc("softmax-family attentions: the running maximum moves only where a row's "
+                     "maximum passes it by more than 2^8 in the weights; threads whose rescale "
+                     "factors are all 1 skip the output's rescale (default false)"),
       llvm::cl::init(false)};
   Option<bool> splitIndexCasts{
       *this, "split-index-casts",
@@ -345,6 +354,7 @@ void metaattn::registerMetaAttnPipelines() {
         options.foldScoreScale = cl.foldScoreScale;
         options.monotoneMax = cl.monotoneMax;
         options.boundedShift = cl.boundedShift;
+        options.lazyRescale = cl.lazyRescale;
         options.splitIndexCasts = cl.splitIndexCasts;
         options.dropRowTerms = cl.dropRowTerms;
         options.exp2Emulation = cl.exp2Emulation;

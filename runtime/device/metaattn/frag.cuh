@@ -183,6 +183,15 @@ template <int M, int Warps, class T = float> struct RowVec {
     for (int s = 0; s < kSlots; ++s)
       v[s] = x;
   }
+
+  /// Whether every slot of this thread holds x (a rescale by factors all 1 is skipped).
+  METAATTN_DEV bool allEqual(T x) const {
+    bool all = true;
+#pragma unroll
+    for (int s = 0; s < kSlots; ++s)
+      all = all && v[s] == x;
+    return all;
+  }
 };
 
 template <int N, class T = float> struct ColVec {

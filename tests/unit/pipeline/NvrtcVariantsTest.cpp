@@ -131,11 +131,13 @@ TEST_F(NvrtcVariantsFused, LinearFunctionsCompileAsOneKernelEach) {
   }
 }
 
+// Options of the softmax's shift, compiled.
+class NvrtcShiftOptions : public WithNvrtc<::testing::Test> {};
+
 // A constant shift for the bounded soft caps (--bounded-shift): every kernel of softcap.mlir
 // compiles with its instructions and takes no row maximum, which the default kernels do.
-class NvrtcVariantsBoundedShift : public WithNvrtc<::testing::Test> {};
 
-TEST_F(NvrtcVariantsBoundedShift, SoftcapKernelsTakeNoRowMaximum) {
+TEST_F(NvrtcShiftOptions, SoftcapKernelsTakeNoRowMaximum) {
   auto module = parseVariant("softcap.mlir", ctx);
   ASSERT_TRUE(module);
   PipelineOptions options;
@@ -152,6 +154,26 @@ TEST_F(NvrtcVariantsBoundedShift, SoftcapKernelsTakeNoRowMaximum) {
     EXPECT_TRUE(compilesWithItsInstructions(kernel)) << kernel.name;
     EXPECT_EQ(kernel.cudaSource.find("rowMax("), std::string::npos) << kernel.name;
     EXPECT_NE((*running)[i].cudaSource.find("rowMax("), std::string::npos) << kernel.name;
+  }
+}
+
+// A lazily moved maximum (--lazy-rescale): the kernels of a variant with a sink's start value
+// and of ALiBi compile with their instructions, each skipping its output's rescale where a
+// thread's factors are all 1.
+TEST_F(NvrtcShiftOptions, LazyRescaleKernelsGuardTheirRescale) {
+  for (const char *file : {"sink.mlir", "alibi.mlir"}) {
+    auto module = parseVariant(file, ctx);
+    ASSERT_TRUE(module) << file;
+    PipelineOptions options;
+    options.lazyRescale = true;
+    auto lowered = lowerToCuda(*module, options);
+    ASSERT_TRUE(lowered.ok()) << lowered.status().message();
+    for (const LoweredKernel &kernel : *lowered) {
+      EXPECT_TRUE(compilesWithItsInstructions(kernel)) << kernel.name;
+      EXPECT_NE(kernel.cudaSource.find(".allEqual(1.0f)) {  // tile.skip_unit_scale"),
+                std::string::npos)
+          << kernel.name;
+    }
   }
 }
 

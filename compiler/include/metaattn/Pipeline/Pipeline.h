@@ -92,6 +92,11 @@ struct PipelineOptions {
   /// running row maximum, so the kernel takes no row maximum and rescales neither the output
   /// nor the row sums (convert-attn-to-tile bounded-shift). Off by default until timed.
   bool boundedShift = false;
+  /// Softmax-family attentions with a running maximum: it moves only where a row's maximum
+  /// passes it by more than 8 in base-2 exponent units (weights up to 2^8), so that most kv
+  /// tiles rescale nothing, and threads whose rescale factors are all 1 skip the output's
+  /// rescale (convert-attn-to-tile lazy-rescale). Off by default until timed.
+  bool lazyRescale = false;
   /// A tuning file (metaattn/Pipeline/Tuning.h) whose entries for the target set the tile
   /// sizes of the attentions it knows (lowerToCuda applies it); empty: none. The sizes above,
   /// when set, still win.

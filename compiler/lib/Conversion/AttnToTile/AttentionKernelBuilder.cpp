@@ -578,12 +578,27 @@ void KernelBuilder::buildLoopBody(Value j, Value unmasked) {
       mapped = b.create<arith::SelectOp>(loc, none, negInf(), mapped);
       mNew = b.create<arith::MaximumFOp>(loc, mOld, mapped);
     }
+    // Lazily: the shift moves only where the row's maximum passes it by more than
+    // kLazyRescaleLog2 (in base-2 exponent units), so that most tiles rescale nothing and
+    // their factors are exactly 1 (the output's rescale is then skipped per thread).
+    Value unmoved;
+    if (cfg.lazyRescale) {
+      constexpr double kLog2e = 1.4426950408889634;
+      double tau = TileConfig::kLazyRescaleLog2 / (kLog2e * scoreScale.value_or(1.0));
+      Value passes = b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OGT, mNew,
+                                             b.create<arith::AddFOp>(loc, mOld, f32(tau)));
+      mNew = b.create<arith::SelectOp>(loc, passes, mNew, mOld);
+      unmoved = b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OEQ, mNew, mOld);
+    }
     Value empty = b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OEQ, mNew, negInf());
     Value mUse = b.create<arith::SelectOp>(loc, empty, f32(0.0), mNew);
     Value delta = scaled(b.create<arith::SubFOp>(loc, mOld, mUse));
     for (auto &[degree, buffer] : alphas) {
       Value scaled = b.create<arith::MulFOp>(loc, delta, f32(double(degree)));
-      store(b.create<math::ExpOp>(loc, scaled), buffer, ivs);
+      Value alpha = b.create<math::ExpOp>(loc, scaled);
+      if (unmoved)
+        alpha = b.create<arith::SelectOp>(loc, unmoved, f32(1.0), alpha);
+      store(alpha, buffer, ivs);
     }
     store(mNew, rowMax, ivs);
     store(mUse, rowMaxNew, ivs);
@@ -601,6 +616,8 @@ void KernelBuilder::buildLoopBody(Value j, Value unmasked) {
       Value scaled = b.create<arith::MulFOp>(loc, load(out, ovs), load(alphas[degree], ovs[0]));
       store(scaled, out, ovs);
       endParallel(opar);
+      if (cfg.lazyRescale)
+        opar->setAttr(kSkipUnitScaleAttr, b.getUnitAttr());
     }
   }
 

@@ -242,6 +242,7 @@ struct ConvertAttnToTilePass : public metaattn::impl::ConvertAttnToTileBase<Conv
     config.dropRowTerms = dropRowTerms && target.wgmma;
     config.exp2Emulation = exp2Emulation;
     config.boundedShift = boundedShift;
+    config.lazyRescale = lazyRescale;
     config.idBounds = idBounds;
     config.keptTiles = keptTiles;
     config.keptTileBounds = keptTiles && !persistent;

@@ -331,9 +331,49 @@ LogicalResult Printer::printCopy(CopyOp op) {
   return op.emitOpError() << "this copy direction has no CUDA lowering yet";
 }
 
+/// The row vector a of a 2-D tile.parallel whose body is exactly `x[i, j] = x[i, j] * a[i]`
+/// (two loads, the product in either order, the store; x a fragment, a a rank-1 fragment),
+/// or null.
+static Value unitScaleFactors(ParallelOp op) {
+  Block &body = op.getBody().front();
+  if (op.getShape().size() != 2 || body.getOperations().size() != 5)
+    return Value();
+  Value i = body.getArgument(0), j = body.getArgument(1);
+  auto store = dyn_cast<memref::StoreOp>(body.getTerminator()->getPrevNode());
+  auto mul = store ? store.getValue().getDefiningOp<arith::MulFOp>() : arith::MulFOp();
+  if (!mul || store.getIndices().size() != 2 || store.getIndices()[0] != i ||
+      store.getIndices()[1] != j)
+    return Value();
+  for (unsigned k = 0; k < 2; ++k) {
+    auto loadX = mul->getOperand(k).getDefiningOp<memref::LoadOp>();
+    auto loadA = mul->getOperand(1 - k).getDefiningOp<memref::LoadOp>();
+    if (loadX && loadA && loadX.getMemRef() == store.getMemRef() &&
+        loadX.getIndices() == store.getIndices() && loadA.getIndices().size() == 1 &&
+        loadA.getIndices()[0] == i && isFragment(loadA.getMemRef().getType()))
+      return loadA.getMemRef();
+  }
+  return Value();
+}
+
 LogicalResult Printer::printParallel(ParallelOp op) {
   if (parallel)
     return op.emitOpError() << "nested tile.parallel cannot be printed";
+  // A rescale by factors that are all exactly 1 in this thread changes nothing: skipped.
+  if (op->hasAttr(kSkipUnitScaleAttr))
+    if (Value factors = unitScaleFactors(op)) {
+      line() << "if (!" << name(factors) << ".allEqual(1.0f)) {  // tile.skip_unit_scale\n";
+      LogicalResult printed = success();
+      {
+        IndentScope scope(*this);
+        printed = printParallelLoop(op);
+      }
+      line() << "}\n";
+      return printed;
+    }
+  return printParallelLoop(op);
+}
+
+LogicalResult Printer::printParallelLoop(ParallelOp op) {
   unsigned rank = op.getShape().size();
   // The anchor: a fragment of the iteration space's rank accessed in the body.
   Value anchor = getParallelAnchor(op);

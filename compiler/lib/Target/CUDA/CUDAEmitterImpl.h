@@ -62,6 +62,8 @@ private:
   mlir::LogicalResult printScf(mlir::Operation *op);
   mlir::LogicalResult printTileOp(mlir::Operation *op);
   mlir::LogicalResult printParallel(tile::ParallelOp op);
+  /// printParallel without the guard of a rescale by unit factors (tile.skip_unit_scale).
+  mlir::LogicalResult printParallelLoop(tile::ParallelOp op);
   mlir::LogicalResult printStridedParallel(tile::ParallelOp op);
   /// The strided loop with each thread owning runs of 16-byte chunks of the shared tiles the
   /// body addresses at its own row and (a chunk-aligned offset plus) its column

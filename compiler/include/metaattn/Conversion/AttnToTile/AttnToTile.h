@@ -50,6 +50,12 @@ struct TileConfig {
   /// the shift is a constant near the bound instead of the running row maximum, so the kernel
   /// takes no row maximum and rescales nothing (PipelineOptions::boundedShift).
   bool boundedShift = false;
+  /// A running maximum that moves only where a row's maximum passes it by more than
+  /// kLazyRescaleLog2 (in base-2 exponent units: the weights then reach at most 2^8): most
+  /// tiles leave every factor exactly 1, and the output's rescale is skipped in threads whose
+  /// factors all are (kSkipUnitScaleAttr). PipelineOptions::lazyRescale.
+  bool lazyRescale = false;
+  static constexpr double kLazyRescaleLog2 = 8.0;
   /// Classify tiles by the bounds of custom inputs with a plain q or kv axis (document ids,
   /// tile.read_bounds); off, such inputs leave every tile partial.
   bool idBounds = true;

@@ -117,6 +117,10 @@ def ConvertAttnToTile : Pass<"convert-attn-to-tile", "::mlir::ModuleOp"> {
            "attn.attention with the score as its shift and a score bounded whatever the dot "
            "product (a soft cap's c * tanh(s * k)): the shift is a constant near the bound, "
            "with no running row maximum and no rescaling">,
+    Option<"lazyRescale", "lazy-rescale", "bool", "false",
+           "attn.attention with a running maximum: it moves only where a row's maximum passes "
+           "it by more than 2^8 in the weights, and the output's rescale is skipped in threads "
+           "whose factors are all 1">,
     Option<"stagedStateStores", "staged-state-stores", "bool", "true",
            "attn.recurrent: the states kernel writes each chunk's state through shared "
            "memory in 16-byte row chunks where that keeps its blocks per multiprocessor">,

@@ -102,6 +102,12 @@ constexpr llvm::StringLiteral kMinBlocksPerSmAttr = "tile.min_blocks_per_sm";
 /// block_id, block_id + n, ...
 constexpr llvm::StringLiteral kPersistentAttr = "tile.persistent";
 
+/// Unit attribute of a 2-D tile.parallel whose body scales a fragment by a row vector,
+/// `x[i, j] = x[i, j] * a[i]` (a softmax's rescale of its output): the CUDA emitter skips the
+/// loop in threads whose factors are all exactly 1, where it would change nothing (set by
+/// convert-attn-to-tile's lazy-rescale, which makes unit factors common).
+constexpr llvm::StringLiteral kSkipUnitScaleAttr = "tile.skip_unit_scale";
+
 } // namespace metaattn::tile
 
 #endif // METAATTN_DIALECT_TILE_IR_TILEOPS_H
