@@ -298,7 +298,8 @@ static cl::opt<bool> monotoneMaxOpt(
 static cl::opt<bool> boundedShiftOpt(
     cl::cat(runCategory), "bounded-shift",
     cl::desc("softmax-family attentions whose score is bounded whatever the dot product (a "
-             "soft cap's c * tanh(s * k) with c up to about 52): the weights are exp(s - c') "
+             "soft cap's c * tanh(s * k) with c up to about 52 in bf16, 10 in f16): the weights "
+             "are exp(s - c') "
              "for a constant c' near the bound, with no running row maximum and no rescaling "
              "of the output (default false)"),
     cl::init(false));

@@ -16,6 +16,10 @@
 // RUN: metaattn-run %s --device=cpu --bounded-shift --function=wide --batch=1 --seq-q=77 --seq-kv=129 | FileCheck %s --check-prefix=RAN
 // RUN: metaattn-run %s --device=cpu --bounded-shift --function=logistic --batch=2 --seq-q=65 --seq-kv=129 | FileCheck %s --check-prefix=RAN
 // RUN: metaattn-run %S/../../../frontend/variants/softcap.mlir --device=cpu --bounded-shift --batch=1 --seq-q=129 --seq-kv=129 | FileCheck %s --check-prefix=RAN
+// fp16 weights keep full precision only in [2^-14, 65504]: a cap of 50 keeps the maximum
+// there (a constant shift fails the oracle: tried), a cap of 2 takes the constant.
+// RUN: metaattn-run %s --device=cpu --bounded-shift --function=capped_f16 --batch=1 --seq-q=200 --seq-kv=200 | FileCheck %s --check-prefix=RAN
+// RUN: metaattn-run %s --device=cpu --bounded-shift --function=tight_f16 --batch=1 --seq-q=130 --seq-kv=257 | FileCheck %s --check-prefix=RAN
 // A soft cap under a document mask and a 100-key window (@combo of the monotone-max test),
 // three documents, so that the weights' loop masks partial tiles by reading ids:
 // RUN: metaattn-run %S/convert-attn-to-tile-monotone-max.mlir --device=cpu --bounded-shift --function=combo --documents=3 --batch=2 --seq-q=200 --seq-kv=333 | FileCheck %s --check-prefix=RAN
@@ -72,6 +76,11 @@
 // A quotient by an interval that holds 0 (tanh(s) in [-1, 1]) is unbounded.
 // CHECK-LABEL: tile.kernel @ratio
 // CHECK: tile.reduce max
+// CHECK-LABEL: tile.kernel @capped_f16
+// CHECK: tile.reduce max
+// CHECK-LABEL: tile.kernel @tight_f16
+// CHECK-NOT: tile.reduce max
+// CHECK: return
 // Off (the default): the running maximum.
 // OFF-LABEL: tile.kernel @capped
 // OFF: tile.reduce max
@@ -316,4 +325,55 @@ func.func @ratio(%q: tensor<?x?x4x64xbf16>, %k: tensor<?x?x4x64xbf16>, %v: tenso
       attn.normalize %w, %z : f32, f32
     } : tensor<?x?x4x64xbf16>, tensor<?x?x4x64xbf16>, tensor<?x?x4x64xbf16> -> tensor<?x?x4x64xbf16>, tensor<?x4x?xf32>
   return %o, %l : tensor<?x?x4x64xbf16>, tensor<?x4x?xf32>
+}
+
+// The soft caps of 50 and 2 with fp16 inputs (causal, with the row statistic).
+func.func @capped_f16(%q: tensor<?x?x4x64xf16>, %k: tensor<?x?x4x64xf16>, %v: tensor<?x?x4x64xf16>) -> (tensor<?x?x4x64xf16>, tensor<?x4x?xf32>) {
+  %o, %l = attn.attention %q, %k, %v
+    score {
+    ^bb0(%s: f32, %b: index, %h: index, %qi: index, %ki: index, %sq: index, %skv: index):
+      %k0 = arith.constant 0.02 : f32
+      %a = arith.mulf %s, %k0 : f32
+      %t = math.tanh %a : f32
+      %c = arith.constant 50.0 : f32
+      %r = arith.mulf %c, %t : f32
+      attn.yield %r : f32
+    } mask {
+    ^bb0(%b: index, %h: index, %qi: index, %ki: index, %sq: index, %skv: index):
+      %m = arith.cmpi sle, %ki, %qi : index
+      attn.yield %m : i1
+    } normalizer {
+    ^bb0(%s: f32, %b: index, %h: index, %qi: index, %ki: index, %sq: index, %skv: index):
+      %mx = attn.row_reduce max %s : f32
+      %d = arith.subf %s, %mx : f32
+      %w = math.exp %d : f32
+      %z = attn.row_reduce sum %w : f32
+      attn.normalize %w, %z : f32, f32
+    } : tensor<?x?x4x64xf16>, tensor<?x?x4x64xf16>, tensor<?x?x4x64xf16> -> tensor<?x?x4x64xf16>, tensor<?x4x?xf32>
+  return %o, %l : tensor<?x?x4x64xf16>, tensor<?x4x?xf32>
+}
+
+func.func @tight_f16(%q: tensor<?x?x4x64xf16>, %k: tensor<?x?x4x64xf16>, %v: tensor<?x?x4x64xf16>) -> (tensor<?x?x4x64xf16>, tensor<?x4x?xf32>) {
+  %o, %l = attn.attention %q, %k, %v
+    score {
+    ^bb0(%s: f32, %b: index, %h: index, %qi: index, %ki: index, %sq: index, %skv: index):
+      %k0 = arith.constant 0.0625 : f32
+      %a = arith.mulf %s, %k0 : f32
+      %t = math.tanh %a : f32
+      %c = arith.constant 2.0 : f32
+      %r = arith.mulf %c, %t : f32
+      attn.yield %r : f32
+    } mask {
+    ^bb0(%b: index, %h: index, %qi: index, %ki: index, %sq: index, %skv: index):
+      %m = arith.cmpi sle, %ki, %qi : index
+      attn.yield %m : i1
+    } normalizer {
+    ^bb0(%s: f32, %b: index, %h: index, %qi: index, %ki: index, %sq: index, %skv: index):
+      %mx = attn.row_reduce max %s : f32
+      %d = arith.subf %s, %mx : f32
+      %w = math.exp %d : f32
+      %z = attn.row_reduce sum %w : f32
+      attn.normalize %w, %z : f32, f32
+    } : tensor<?x?x4x64xf16>, tensor<?x?x4x64xf16>, tensor<?x?x4x64xf16> -> tensor<?x?x4x64xf16>, tensor<?x4x?xf32>
+  return %o, %l : tensor<?x?x4x64xf16>, tensor<?x4x?xf32>
 }

@@ -88,9 +88,9 @@ struct PipelineOptions {
   /// (convert-attn-to-tile exp2-emulation); 0: none (the default; an experiment, not timed).
   int64_t exp2Emulation = 0;
   /// A softmax-family attention whose score is bounded whatever the dot product (a soft
-  /// cap's c·tanh(s·k), c <= 52): the shift is a constant near the bound instead of the
-  /// running row maximum, so the kernel takes no row maximum and rescales neither the output
-  /// nor the row sums (convert-attn-to-tile bounded-shift). Off by default until timed.
+  /// cap's c·tanh(s·k), c <= 52 in bf16, c <= 10 in f16): the shift is a constant near the bound
+  /// instead of the running row maximum, so the kernel takes no row maximum and rescales neither
+  /// the output nor the row sums (convert-attn-to-tile bounded-shift). Off by default until timed.
   bool boundedShift = false;
   /// Softmax-family attentions with a running maximum: it moves only where a row's maximum
   /// passes it by more than 8 in base-2 exponent units (weights up to 2^8), so that most kv

@@ -942,16 +942,20 @@ FailureOr<KernelOp> KernelBuilder::build(StringRef name) {
       rowTerms = RowTermSplit::analyse(op.getScore(), inputAxes());
     // A bounded score needs no running maximum: exp(s − c) for a constant c near the bound
     // neither overflows nor underflows, and the weights and the row statistic (c + log z) are
-    // those of the maximum's shift. c is the upper bound where the scores span at most 64 (the
-    // exponents then lie in [-64, 0], as with the maximum), else 64 above the lower bound with
-    // the exponents in [-64, 40] (a soft cap of 50: [-50, 50], c = 14): e^-64 is a normal f32
-    // far from its flush to zero, and e^40 times 2^24 keys stays below its range. Only for
-    // normalisers whose values scale at most as e^{-m} (degree <= 1).
+    // those of the maximum's shift. The weights are rounded to the element type for the P·V
+    // gemm, so their exponents must stay where it keeps full precision: with bf16 (f32's
+    // range) [-64, 40] (e^-64 is far from the flush to zero, e^40 times 2^24 keys below the
+    // range's top), with f16 [-9.5, 11] (its normal numbers, 2^-14 to 65504). c is the upper
+    // bound where the scores span no more than the part below 0, else that far above the
+    // lower bound (a soft cap of 50 in bf16: [-50, 50], c = 14). Only for normalisers whose
+    // values scale at most as e^{-m} (degree <= 1).
     if (cfg.boundedShift && shiftInPlace && op.getShiftInit().empty() &&
         llvm::all_of(op.getDegrees(), [](int64_t d) { return d == 0 || d == 1; }))
       if (std::optional<FloatRange> range = scoreRange(op.getScore())) {
-        double c = range->hi - range->lo <= 64 ? range->hi : range->lo + 64;
-        if (range->hi - c <= 40)
+        bool half = elt.isF16();
+        double below = half ? 9.5 : 64.0, above = half ? 11.0 : 40.0;
+        double c = range->hi - range->lo <= below ? range->hi : range->lo + below;
+        if (range->hi - c <= above)
           staticShift = c;
       }
     // The maximum of g(s) over a row is g of the row's largest s.

@@ -46,9 +46,10 @@ struct TileConfig {
   /// fragment loop on the FMA pipe); 0: all on the special-function unit.
   int64_t exp2Emulation = 0;
   /// A softmax-family attention whose shift is its score, with the score bounded whatever
-  /// the dot product (scoreRange: a soft cap's c·tanh(s·k) in [−c, c]) and at most 104 wide:
-  /// the shift is a constant near the bound instead of the running row maximum, so the kernel
-  /// takes no row maximum and rescales nothing (PipelineOptions::boundedShift).
+  /// the dot product (scoreRange: a soft cap's c·tanh(s·k) in [−c, c]) and at most 104 wide
+  /// (bf16; 20.5 with f16 weights, whose range is narrower): the shift is a constant near the
+  /// bound instead of the running row maximum, so the kernel takes no row maximum and
+  /// rescales nothing (PipelineOptions::boundedShift).
   bool boundedShift = false;
   /// A running maximum that moves only where a row's maximum passes it by more than
   /// kLazyRescaleLog2 (in base-2 exponent units: the weights then reach at most 2^8): most
