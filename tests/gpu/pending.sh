@@ -1,18 +1,22 @@
 #!/usr/bin/env bash
 # GPU work in parts, each under a time limit (the default parts together under the device
 # tool's 10 minutes; "model" alone takes most of one call). Logs go into one archive; the
-# tables are printed last. Left after the forty-seventh session (which ran "jit", "variants",
-# "ahead" (--stage-ahead checked and timed, then removed; results/ahead_jit_variants_h100_
-# 2026-12-08_s47.txt) and "stage" on H100s; its stage timing ran out of time, and a pair-wise
-# read of the staged tile timed separately, 0.618x against 0.636x, was reverted): "stage"
-# (SANITIZE=0 leaves time for the table) for the bf16 bias's time (does halving the bias's
-# bytes through L2 lift it?), then PARTS=grid on the H200 (not since the thirtieth session).
-# The forty-eighth session (no GPU lent) added "bounded" (softcap's constant shift) and "lazy"
-# (a lazily moved maximum for every softmax), both checked on the CPU executor only.
-# The default part, "bounded" (about 500 s: a call of its own), is the new kernels' checks and
-# timings; then "stage" with SANITIZE=0 in a second call.
+# tables are printed last. Left after the forty-eighth session (no GPU lent; it added "l2",
+# "bounded" and "lazy", whose kernels are checked on the CPU executor only), four calls:
+#   1. the default, PARTS="l2 bounded" (about 500 s): the L2 copy rates, then softcap's
+#      constant shift checked, memcheck, and timed (D128, D64 with exponentials on the FMA pipe);
+#   2. PARTS=stage SANITIZE=0: the bf16 bias's time beside f32's (the forty-seventh session's
+#      stage timing ran out of time): does halving the bias's bytes through L2 lift it?
+#   3. PARTS=lazy: the lazily moved maximum checked and timed for softmax;
+#   4. PARTS=grid on the H200 (not since the thirtieth session), with "variants" if time allows.
+# (BIN=.carry/bin: static runners of the session's HEAD and l2_rate.)
 #
-# PARTS picks parts (default "bounded"):
+# PARTS picks parts (default "l2 bounded"):
+# "l2": tools/scripts/l2_rate.cu (BIN/l2_rate if there, else built with nvcc): the rate at
+#   which the multiprocessors copy 64 KB windows out of L2 (8 and 32 MB footprints) and out of
+#   memory (1 GB), by cp.async and by bulk copies, each window read by one block or by four
+#   (the batch entries sharing a bias window): if it is near 6 TB/s, the bias matrix's 64 KB
+#   per kv tile beside K and V (about 8.4 TB/s at softmax's speed) explains its 0.64x;
 # "lazy": causal softmax with --lazy-rescale (the running maximum moves only past 2^8 in the
 #   weights; threads whose factors are all 1 skip the output's rescale: 64 of the D128 kv loop's
 #   919 instructions) against the default, tests/gpu/option_ab.sh (VARIANT=softmax): checks at
@@ -88,7 +92,7 @@ OUT=${OUT:-/tmp/metaattn-pending}
 mkdir -p "$OUT"
 export METAATTN_CACHE_DIR=${METAATTN_CACHE_DIR:-/tmp/metaattn-cache}
 nvidia-smi -L | head -1 || { echo "no GPU"; exit 1; }
-PARTS=" ${PARTS:-bounded} "
+PARTS=" ${PARTS:-l2 bounded} "
 part() { [[ $PARTS == *" $1 "* ]]; }
 # check_shapes "B:Sq:Skv ..." file...: every function of each file against the oracle on the GPU
 # at each shape, a line per file and shape.
@@ -366,6 +370,13 @@ part d64 && timeout 200 env BIN="$BIN" OUT="$OUT/d64" DIM=64 CASES="$d64" \
   bash tests/gpu/variant_options.sh > "$OUT/d64.txt" 2>&1
 part mono && timeout 200 env BIN="$BIN" OUT="$OUT/mono" bash tests/gpu/monotone_max.sh > "$OUT/mono.txt" 2>&1
 # Printed at once (a call cut short still shows it).
+if part l2; then
+  echo "== L2 and memory copy rates (tools/scripts/l2_rate.cu)"
+  l2=$BIN/l2_rate
+  [[ -x $l2 ]] || { nvcc -O3 -gencode=arch=compute_90a,code=sm_90a tools/scripts/l2_rate.cu \
+    -o "$OUT/l2_rate" && l2=$OUT/l2_rate; }
+  timeout 60 "$l2" 2>&1 | tail -14
+fi
 if part lazy; then
   timeout 300 env BIN="$BIN" OUT="$OUT/lazy" VARIANT=softmax OFF=--lazy-rescale \
     OFF_NAME=lazy-rescale MEMCHECK_OFF=1 bash tests/gpu/option_ab.sh > "$OUT/lazy.txt" 2>&1
