@@ -60,6 +60,12 @@ mlir::LogicalResult run::printResourceReport(const std::vector<LoweredKernel> &k
        << " threads" << (sig.persistent ? ", persistent" : "")
        << "; gemms: " << count(kernel.cudaSource, "wg::gemm") << " wgmma, "
        << count(kernel.cudaSource, "warp::gemm") << " mma.sync\n";
+    // The softmax's shift, where an option changed it (the emitter's header, the guards).
+    if (std::regex_search(kernel.cudaSource, m, std::regex("// Shift: the constant ([^ ]+) ")))
+      os << "    shift: the constant " << m[1].str() << " (a bounded score; no row maximum)\n";
+    if (size_t guards = count(kernel.cudaSource, "// tile.skip_unit_scale"))
+      os << "    rescale: skipped in threads whose factors are all 1 (" << guards << " loop"
+         << (guards == 1 ? "" : "s") << ")\n";
     // A stack frame without spills holds arrays in local memory that ptxas could not keep in
     // registers, such as a fragment indexed by a loop it did not unroll (NVRTC's -Ofc=mid
     // does that to the softmax kernels: 1120 B).

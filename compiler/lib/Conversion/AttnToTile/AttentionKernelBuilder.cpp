@@ -982,9 +982,18 @@ FailureOr<KernelOp> KernelBuilder::build(StringRef name) {
   }
 
   // Without a running shift, a row's emptiness is tracked by counting its kept entries (only
-  // when the row statistic is requested).
+  // when the row statistic is requested). Not under a constant shift whose row sums add
+  // exponentials alone (softmax's): every kept entry then adds at least e^-64 (the bounded
+  // score), so a row is empty exactly where its sum is 0, and its statistic c + log 0 is
+  // -inf by itself.
   bool hasShiftInit = !op.getShiftInit().empty();
-  if (op.getLse() && (!op.hasShift() || hasShiftInit || staticShift)) {
+  auto sumsOfExponentials = [&] {
+    Operation *yield = op.getElementwise().front().getTerminator();
+    return llvm::all_of(llvm::drop_begin(yield->getOperands()), [](Value v) {
+      return isa_and_nonnull<math::ExpOp, math::Exp2Op>(v.getDefiningOp());
+    });
+  };
+  if (op.getLse() && (!op.hasShift() || hasShiftInit || (staticShift && !sumsOfExponentials()))) {
     keptFlags = alloc({bm, bn}, f32Type, MemorySpace::fragment);
     keptRows = alloc({bm}, f32Type, MemorySpace::fragment);
   }
@@ -1033,6 +1042,8 @@ FailureOr<KernelOp> KernelBuilder::build(StringRef name) {
   }
   buildEpilogue();
   b.create<ReturnOp>(loc);
+  if (staticShift)
+    kernel->setAttr(kStaticShiftAttr, b.getF64FloatAttr(*staticShift));
   // tanh (a soft cap's) on the special-function unit (TileConfig::approxTanh).
   if (cfg.approxTanh)
     kernel.walk([&](math::TanhOp tanh) { tanh->setAttr(kApproxAttr, b.getUnitAttr()); });

@@ -16,6 +16,7 @@
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/Format.h"
 
 #include <utility>
 
@@ -989,8 +990,11 @@ FailureOr<EmittedKernel> metaattn::emitCuda(KernelOp kernel) {
      << "// Launch: " << sig.threads << " threads, " << sig.dynamicSharedBytes
      << " bytes of dynamic shared memory"
      << (sig.persistent ? "; persistent (at most one block per tile, walking the grid)" : "")
-     << ".\n"
-     << "#include \"metaattn/tile.cuh\"\n"
+     << ".\n";
+  if (auto shift = kernel->getAttrOfType<FloatAttr>(kStaticShiftAttr))
+    os << "// Shift: the constant " << llvm::format("%.6g", shift.getValueAsDouble())
+       << " (a bounded score: no row maximum, no rescaling).\n";
+  os << "#include \"metaattn/tile.cuh\"\n"
      << (wgmma ? "#include \"metaattn/warpgroup.cuh\"\n" : "")
      << (specialized ? "#include \"metaattn/tma.cuh\"\n\n" : "\n")
      << "using metaattn::dev::bf16;\nusing metaattn::dev::fp16;\n\n"

@@ -108,6 +108,11 @@ constexpr llvm::StringLiteral kPersistentAttr = "tile.persistent";
 /// convert-attn-to-tile's lazy-rescale, which makes unit factors common).
 constexpr llvm::StringLiteral kSkipUnitScaleAttr = "tile.skip_unit_scale";
 
+/// f64 attribute of a tile.kernel whose softmax weights subtract a constant instead of a
+/// running row maximum (convert-attn-to-tile bounded-shift): that constant. The CUDA emitter
+/// names it in the kernel's header comment, and `metaattn-run --resource-report` prints it.
+constexpr llvm::StringLiteral kStaticShiftAttr = "tile.static_shift";
+
 } // namespace metaattn::tile
 
 #endif // METAATTN_DIALECT_TILE_IR_TILEOPS_H
