@@ -709,8 +709,9 @@ void KernelBuilder::buildEpilogue() {
     if (stats) {
       Value lse = fin[1];
       // A row with no kept entry has the statistic -inf: with a running shift its maximum
-      // never moved from -inf; without one (or with a constant one), its count of kept
-      // entries is zero.
+      // never moved from -inf; without one (or with a constant one whose sums are not of
+      // exponentials alone), its count of kept entries is zero; under a constant shift with
+      // such sums, its sum is 0 and the finalizer's log gives -inf itself.
       Value empty = keptRows ? b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OEQ,
                                                        load(keptRows, ivs), f32(0.0))
                              : b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OEQ, m, negInf());
