@@ -3,8 +3,9 @@
 # tool's 10 minutes; "model" alone takes most of one call). Logs go into one archive; the
 # tables are printed last. Left after the forty-eighth session (no GPU lent; it added "l2",
 # "bounded" and "lazy", whose kernels are checked on the CPU executor only), four calls:
-#   1. the default, PARTS="l2 bounded" (about 500 s): the L2 copy rates, then softcap's
-#      constant shift checked, memcheck, and timed (D128, D64 with exponentials on the FMA pipe);
+#   1. the default, PARTS="l2 bounded" (inner limits 60 + 300 + 200 s): the L2 copy rates,
+#      then softcap's constant shift checked, memcheck, and timed (D128, D64 with exponentials
+#      on the FMA pipe);
 #   2. PARTS=stage SANITIZE=0: the bf16 bias's time beside f32's (the forty-seventh session's
 #      stage timing ran out of time): does halving the bias's bytes through L2 lift it?
 #   3. PARTS=lazy: the lazily moved maximum checked and timed for softmax;
